@@ -1,0 +1,66 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module split follows the architecture: a pure core with no I/O, then storage, the scheduler
+// engine, the HTTP API, and the `herald` executable (CLI) on top.
+let package = Package(
+    name: "Herald",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "herald", targets: ["herald"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ],
+    targets: [
+        // Pure domain: model, recurrence, limit policy. Foundation only, no I/O.
+        .target(name: "HeraldCore"),
+        // Durable state behind a narrow protocol; SQLite (GRDB) is the embedded default.
+        .target(name: "HeraldStorage", dependencies: [
+            "HeraldCore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // The timer that fires occurrences in batches and hands them to delivery channels.
+        .target(name: "HeraldScheduler", dependencies: [
+            "HeraldCore", "HeraldStorage",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // HTTP API (Hummingbird 2), configuration and server assembly.
+        .target(name: "HeraldAPI", dependencies: [
+            "HeraldCore", "HeraldStorage", "HeraldScheduler",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
+        // The one executable: `herald serve` and the client subcommands.
+        .executableTarget(name: "herald", dependencies: [
+            "HeraldCore", "HeraldAPI",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // `make bench`: scheduler and storage benchmarks, run in release mode.
+        .executableTarget(name: "herald-bench", dependencies: [
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI",
+        ], path: "Benchmarks/HeraldBenchmarks"),
+        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
+        .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldCore", "HeraldStorage"]),
+        .testTarget(name: "HeraldSchedulerTests", dependencies: ["HeraldCore", "HeraldStorage", "HeraldScheduler"]),
+        .testTarget(name: "HeraldAPITests", dependencies: [
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
+        .testTarget(name: "HeraldEndToEndTests", dependencies: ["herald"]),
+    ]
+)

@@ -1,0 +1,71 @@
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// Every error leaves the server as `{"error": {"reason", "message"}}` with a fitting status.
+struct APIError: HTTPResponseError {
+    var status: HTTPResponse.Status
+    var reason: String
+    var message: String
+
+    init(status: HTTPResponse.Status, reason: String, message: String) {
+        self.status = status
+        self.reason = reason
+        self.message = message
+    }
+
+    init(_ error: HeraldError) {
+        let status: HTTPResponse.Status
+        switch error.kind {
+        case .badRequest: status = .badRequest
+        case .notFound: status = .notFound
+        case .invalid: status = .unprocessableContent
+        case .conflict: status = .conflict
+        case .tooLarge: status = .contentTooLarge
+        }
+        self.init(status: status, reason: error.reason, message: error.message)
+    }
+
+    /// The JSON shape of every error response.
+    struct Body: Codable {
+        struct Detail: Codable {
+            var reason: String
+            var message: String
+        }
+        var error: Detail
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let data = try JSONEncoder().encode(Body(error: .init(reason: reason, message: message)))
+        return Response(status: status, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Turns whatever a route throws into an ``APIError``, so that no error leaves as plain text and
+/// bad input never surfaces as a 500.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as HeraldError {
+            throw APIError(error)
+        } catch let error as HTTPError {
+            switch error.status {
+            case .notFound:
+                throw APIError(status: .notFound, reason: "routeNotFound", message: "no route for \(request.method) \(request.uri.path)")
+            case .methodNotAllowed:
+                throw APIError(status: .methodNotAllowed, reason: "methodNotAllowed", message: "\(request.method) is not allowed on \(request.uri.path)")
+            case .contentTooLarge:
+                throw APIError(status: .contentTooLarge, reason: "bodyTooLarge", message: error.body ?? "request body is too large")
+            default:
+                throw APIError(status: error.status, reason: "httpError", message: error.body ?? "\(error.status)")
+            }
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(error)"])
+            throw APIError(status: .internalServerError, reason: "internalError", message: "the server failed to handle the request")
+        }
+    }
+}

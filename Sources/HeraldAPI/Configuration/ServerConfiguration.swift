@@ -1,0 +1,145 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import Yams
+
+/// Everything `herald serve` can be told, with its defaults.
+///
+/// Sources, weakest first: defaults, `Config/herald.yaml` (or `--config`), `HERALD_*` environment
+/// variables, then command-line flags. Each YAML key `a.bKey` has the variable `HERALD_A_B_KEY`.
+public struct ServerConfiguration: Sendable, Equatable {
+    public var listenHost = "127.0.0.1"
+    public var listenPort = 8580
+    public var dataDirectory = "./data"
+    public var logLevel = "info"
+    public var synchronous: SQLiteStore.Synchronous = .normal
+    public var batchWindowMilliseconds = 2
+    public var lateAfterMilliseconds = 1000
+    public var maxBodyBytes = 1_048_576
+
+    public init() {}
+
+    /// The keys a configuration may set: YAML path, then how to apply its text value.
+    static let keys: [(path: String, apply: @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void)] = [
+        ("listen", { config, value throws(ConfigurationError) in
+            (config.listenHost, config.listenPort) = try parseListen(value, key: "listen")
+        }),
+        ("dataDir", { config, value in config.dataDirectory = value }),
+        ("logLevel", { config, value throws(ConfigurationError) in
+            guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(value) else {
+                throw ConfigurationError(key: "logLevel", message: "'\(value)' is not a log level")
+            }
+            config.logLevel = value
+        }),
+        ("storage.synchronous", { config, value throws(ConfigurationError) in
+            guard let mode = SQLiteStore.Synchronous(rawValue: value.uppercased()) else {
+                throw ConfigurationError(key: "storage.synchronous", message: "must be normal or full")
+            }
+            config.synchronous = mode
+        }),
+        ("scheduler.batchWindowMs", { config, value throws(ConfigurationError) in
+            config.batchWindowMilliseconds = try parseInteger(value, key: "scheduler.batchWindowMs", range: 0...1000)
+        }),
+        ("scheduler.lateAfterMs", { config, value throws(ConfigurationError) in
+            config.lateAfterMilliseconds = try parseInteger(value, key: "scheduler.lateAfterMs", range: 0...86_400_000)
+        }),
+        ("api.maxBodyBytes", { config, value throws(ConfigurationError) in
+            config.maxBodyBytes = try parseInteger(value, key: "api.maxBodyBytes", range: 1024...(64 << 20))
+        }),
+    ]
+
+    /// The environment variable that overrides a YAML key: `scheduler.batchWindowMs` →
+    /// `HERALD_SCHEDULER_BATCH_WINDOW_MS`.
+    public static func environmentName(for path: String) -> String {
+        var name = "HERALD_"
+        for character in path {
+            if character == "." {
+                name += "_"
+            } else if character.isUppercase {
+                name += "_" + String(character)
+            } else {
+                name += character.uppercased()
+            }
+        }
+        return name
+    }
+
+    /// Builds a configuration from a YAML file (if any) and the environment.
+    public static func load(file: String?, environment: [String: String]) throws(ConfigurationError) -> ServerConfiguration {
+        var config = ServerConfiguration()
+        if let file {
+            let text: String
+            do {
+                text = try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                throw ConfigurationError(key: "--config", message: "cannot read \(file): \(error.localizedDescription)")
+            }
+            let values = try flatten(yaml: text)
+            for (path, value) in values.sorted(by: { $0.key < $1.key }) {
+                guard let key = keys.first(where: { $0.path == path }) else {
+                    throw ConfigurationError(key: path, message: "unknown key in \(file)")
+                }
+                try key.apply(&config, value)
+            }
+        }
+        for key in keys {
+            if let value = environment[environmentName(for: key.path)] {
+                try key.apply(&config, value)
+            }
+        }
+        return config
+    }
+
+    /// Applies one `path = value` override, as a command-line flag does.
+    public mutating func set(_ path: String, to value: String) throws(ConfigurationError) {
+        guard let key = Self.keys.first(where: { $0.path == path }) else {
+            throw ConfigurationError(key: path, message: "unknown key")
+        }
+        try key.apply(&self, value)
+    }
+
+    static func flatten(yaml text: String) throws(ConfigurationError) -> [String: String] {
+        let root: Any?
+        do {
+            root = try Yams.load(yaml: text)
+        } catch {
+            throw ConfigurationError(key: "yaml", message: "\(error)")
+        }
+        var values: [String: String] = [:]
+        func walk(_ node: Any?, prefix: String) {
+            if let mapping = node as? [String: Any] {
+                for (key, child) in mapping { walk(child, prefix: prefix.isEmpty ? key : "\(prefix).\(key)") }
+            } else if let node, !prefix.isEmpty, !(node is NSNull) {
+                values[prefix] = "\(node)"
+            }
+        }
+        walk(root, prefix: "")
+        return values
+    }
+
+    static func parseListen(_ value: String, key: String) throws(ConfigurationError) -> (String, Int) {
+        guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+              (0...65535).contains(port)
+        else {
+            throw ConfigurationError(key: key, message: "'\(value)' is not HOST:PORT")
+        }
+        var host = String(value[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    static func parseInteger(_ value: String, key: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let number = Int(value), range.contains(number) else {
+            throw ConfigurationError(key: key, message: "'\(value)' must be an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return number
+    }
+}
+
+/// A configuration value that cannot be used, named by its key.
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    public var key: String
+    public var message: String
+
+    public var description: String { "configuration \(key): \(message)" }
+}

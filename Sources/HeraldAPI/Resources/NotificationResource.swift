@@ -1,0 +1,154 @@
+import Foundation
+import HeraldCore
+
+/// The `repeat` object of a notification request and response.
+struct RepeatBody: Codable {
+    var unit: String?
+    var every: Int?
+    var count: Int?
+    var until: String?
+}
+
+/// The content fields shared by scheduling and presenting.
+struct AlertBody: Codable {
+    var title: String?
+    var subtitle: String?
+    var body: String?
+}
+
+/// `POST .../notifications` and `POST .../present` body.
+struct NotificationBody: Decodable {
+    var id: String?
+    var fireDate: String?
+    var timeZone: String?
+    var `repeat`: RepeatBody?
+    var alert: AlertBody?
+    var sound: String?
+    var badge: Int?
+    var category: String?
+    var threadId: String?
+    var userInfo: [String: JSONValue]?
+
+    /// The largest badge number iOS shows.
+    static let maximumBadge = 99_999
+
+    /// Validates the content part.
+    func content() throws(HeraldError) -> NotificationContent {
+        guard let alert else { throw .invalid("missingAlert", "alert is required, with at least a body") }
+        guard let body = alert.body, !body.isEmpty else {
+            throw .invalid("missingAlert", "alert.body is required and must not be empty")
+        }
+        if let badge, !(0...Self.maximumBadge).contains(badge) {
+            throw .invalid("invalidBadge", "badge must be between 0 and \(Self.maximumBadge)")
+        }
+        if let sound, sound.isEmpty || sound.utf8.count > 256 {
+            throw .invalid("invalidSound", "sound must be a file name of 1–256 bytes, or \"default\"")
+        }
+        return NotificationContent(alert: .init(title: alert.title, subtitle: alert.subtitle, body: body),
+                                   sound: sound, badge: badge, category: category, threadId: threadId,
+                                   userInfo: userInfo)
+    }
+
+    /// The notification id: the given one, checked, or a new UUID.
+    func notificationID() throws(HeraldError) -> String {
+        guard let id else { return UUID().uuidString.lowercased() }
+        try Identifier.validate(id, field: "id")
+        return id
+    }
+
+    /// Validates the schedule part.
+    func schedule() throws(HeraldError) -> NotificationSchedule {
+        guard let fireDate else { throw .invalid("missingField", "fireDate is required") }
+        return try NotificationSchedule(fireDate: fireDate, timeZone: timeZone, repeatUnit: `repeat`?.unit,
+                                        every: `repeat`?.every, count: `repeat`?.count, until: `repeat`?.until)
+    }
+}
+
+/// A notification as the API shows it.
+struct NotificationResource: Encodable {
+    var id: String
+    var app: String
+    var device: String
+    var fireDate: String
+    var timeZone: String?
+    var `repeat`: RepeatBody?
+    var alert: AlertBody
+    var sound: String?
+    var badge: Int?
+    var category: String?
+    var threadId: String?
+    var userInfo: [String: JSONValue]?
+    var nextFireDate: String
+    var nextOccurrence: Int
+    var occurrences: [String]?
+
+    init(_ notification: LocalNotification, occurrences: [Date]? = nil) {
+        id = notification.id
+        app = notification.appID
+        device = notification.deviceID
+        fireDate = notification.fireDate.fieldValue
+        timeZone = notification.timeZone.fieldValue
+        if let rule = notification.repeatRule {
+            var body = RepeatBody(unit: rule.unit.rawValue, every: rule.every)
+            switch rule.end {
+            case .count(let count)?: body.count = count
+            case .until(let date)?: body.until = RFC3339.string(from: date)
+            case nil: break
+            }
+            self.repeat = body
+        }
+        let content = notification.content
+        alert = AlertBody(title: content.alert.title, subtitle: content.alert.subtitle, body: content.alert.body)
+        sound = content.sound
+        badge = content.badge
+        category = content.category
+        threadId = content.threadId
+        userInfo = content.userInfo
+        nextFireDate = RFC3339.string(from: notification.nextFireDate)
+        nextOccurrence = notification.nextIndex
+        self.occurrences = occurrences.map { $0.map(RFC3339.string(from:)) }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(app, forKey: .app)
+        try container.encode(device, forKey: .device)
+        try container.encode(fireDate, forKey: .fireDate)
+        try container.encode(timeZone, forKey: .timeZone)
+        try container.encode(`repeat`, forKey: .repeat)
+        try container.encode(alert, forKey: .alert)
+        try container.encodeIfPresent(sound, forKey: .sound)
+        try container.encodeIfPresent(badge, forKey: .badge)
+        try container.encodeIfPresent(category, forKey: .category)
+        try container.encodeIfPresent(threadId, forKey: .threadId)
+        try container.encodeIfPresent(userInfo, forKey: .userInfo)
+        try container.encode(nextFireDate, forKey: .nextFireDate)
+        try container.encode(nextOccurrence, forKey: .nextOccurrence)
+        try container.encodeIfPresent(occurrences, forKey: .occurrences)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, app, device, fireDate, timeZone, `repeat`, alert, sound, badge, category, threadId, userInfo
+        case nextFireDate, nextOccurrence, occurrences
+    }
+}
+
+/// The answer to scheduling: the stored notification plus what the overflow policy evicted.
+struct ScheduledResource: Encodable {
+    var notification: NotificationResource?
+    var stored: Bool
+    var replaced: Bool
+    var evicted: [String]
+
+    func encode(to encoder: any Encoder) throws {
+        // The notification's fields sit at the top level, beside the scheduling facts.
+        try notification?.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(stored, forKey: .stored)
+        try container.encode(replaced, forKey: .replaced)
+        try container.encode(evicted, forKey: .evicted)
+    }
+
+    enum CodingKeys: String, CodingKey { case stored, replaced, evicted }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import HeraldCore
+import HeraldScheduler
+import HeraldStorage
+import Hummingbird
+
+/// What every route needs: the store, the engine, the clock and the body reader.
+struct APIServices: Sendable {
+    var store: any NotificationStore
+    var engine: SchedulerEngine
+    var clock: any SchedulerClock
+    var body: JSONBody
+
+    func existingApp(_ id: String) async throws -> App {
+        guard let app = try await store.app(id: id) else {
+            throw HeraldError.notFound("appNotFound", "app '\(id)' does not exist")
+        }
+        return app
+    }
+
+    func existingDevice(app: String, id: String) async throws -> Device {
+        _ = try await existingApp(app)
+        guard let device = try await store.device(appID: app, id: id) else {
+            throw HeraldError.notFound("deviceNotFound", "device '\(id)' of app '\(app)' does not exist")
+        }
+        return device
+    }
+}
+
+extension Parameters {
+    /// A path identifier, checked against the identifier rules.
+    func identifier(_ name: String) throws -> String {
+        let value = try require(name)
+        try Identifier.validate(value, field: name)
+        return value
+    }
+}

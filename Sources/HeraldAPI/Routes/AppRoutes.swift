@@ -1,0 +1,34 @@
+import HeraldCore
+import Hummingbird
+
+/// `/v1/apps/{app}`: register, read and delete apps.
+struct AppRoutes {
+    let services: APIServices
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.put("/v1/apps/:app") { request, context in
+            let id = try context.parameters.identifier("app")
+            let body = try await services.body.decode(AppBody.self, from: request)
+            var overflow = OverflowPolicy.reject
+            if let text = body.overflow {
+                guard let policy = OverflowPolicy(rawValue: text) else {
+                    throw HeraldError.invalid("invalidOverflow", "overflow must be reject or keepSoonest")
+                }
+                overflow = policy
+            }
+            let app = App(id: id, overflow: overflow)
+            let created = try await services.store.saveApp(app)
+            return try Response.json(AppResource(app), status: created ? .created : .ok)
+        }
+        router.get("/v1/apps/:app") { _, context in
+            try Response.json(AppResource(try await services.existingApp(try context.parameters.require("app"))))
+        }
+        router.delete("/v1/apps/:app") { _, context in
+            let id = try context.parameters.require("app")
+            guard try await services.store.deleteApp(id: id) else {
+                throw HeraldError.notFound("appNotFound", "app '\(id)' does not exist")
+            }
+            return Response(status: .noContent)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import HeraldCore
+import Hummingbird
+
+/// `/v1/apps/{app}/devices/{device}`: register, read and delete devices.
+struct DeviceRoutes {
+    let services: APIServices
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.put("/v1/apps/:app/devices/:device") { request, context in
+            let appID = try context.parameters.identifier("app")
+            let id = try context.parameters.identifier("device")
+            let body = try await services.body.decode(DeviceBody.self, from: request)
+            _ = try await services.existingApp(appID)
+            let state = try await services.store.device(appID: appID, id: id)?.state ?? .notRunning
+            let device = try body.device(appID: appID, id: id, state: state)
+            let result = try await services.store.saveDevice(device, now: services.clock.now())
+            await services.engine.arm(result.rearmed)
+            return try Response.json(DeviceResource(device), status: result.created ? .created : .ok)
+        }
+        router.get("/v1/apps/:app/devices/:device") { _, context in
+            let device = try await services.existingDevice(app: try context.parameters.require("app"),
+                                                           id: try context.parameters.require("device"))
+            return try Response.json(DeviceResource(device))
+        }
+        router.delete("/v1/apps/:app/devices/:device") { _, context in
+            let appID = try context.parameters.require("app")
+            let id = try context.parameters.require("device")
+            _ = try await services.existingApp(appID)
+            guard try await services.store.deleteDevice(appID: appID, id: id) else {
+                throw HeraldError.notFound("deviceNotFound", "device '\(id)' of app '\(appID)' does not exist")
+            }
+            return Response(status: .noContent)
+        }
+    }
+}

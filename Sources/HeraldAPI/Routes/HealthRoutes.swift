@@ -1,0 +1,21 @@
+import Hummingbird
+import Prometheus
+
+/// `/healthz` (the process answers), `/readyz` (storage open, timers armed) and `/metrics`.
+struct HealthRoutes {
+    let registry: PrometheusCollectorRegistry
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/healthz") { _, _ in
+            try Response.json(["status": "ok"])
+        }
+        // The engine is loaded before the server starts listening, so answering means ready.
+        router.get("/readyz") { _, _ in
+            try Response.json(["status": "ready"])
+        }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                     body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import HeraldCore
+import Hummingbird
+
+/// `/v1/apps/{app}/devices/{device}/notifications`, `/present` and `/deliveries`.
+struct NotificationRoutes {
+    let services: APIServices
+
+    /// Most occurrences a preview may ask for.
+    static let maximumPreview = 100
+    static let maximumDeliveries = 1000
+
+    func register(on router: Router<BasicRequestContext>) {
+        let base = "/v1/apps/:app/devices/:device"
+
+        router.post("\(base)/notifications") { request, context in
+            let device = try await device(context)
+            let body = try await services.body.decode(NotificationBody.self, from: request)
+            let id = try body.notificationID()
+            let schedule = try body.schedule()
+            let content = try body.content()
+            let now = services.clock.now()
+            let next = try schedule.firstOccurrence(after: now, deviceTimeZone: try DeviceRules.timeZone(device.timeZone))
+            let notification = LocalNotification(appID: device.appID, deviceID: device.id, id: id,
+                                                 fireDate: schedule.fireDate, timeZone: schedule.timeZone,
+                                                 repeatRule: schedule.repeatRule, content: content,
+                                                 nextIndex: next.index, nextFireDate: next.date)
+            let result = try await services.store.schedule(notification, now: now)
+            if let armed = result.armed { await services.engine.arm([armed]) }
+            let resource = ScheduledResource(notification: result.armed == nil ? nil : NotificationResource(notification),
+                                             stored: result.armed != nil, replaced: result.replaced,
+                                             evicted: result.evicted)
+            return try Response.json(resource, status: result.armed == nil ? .ok : .created)
+        }
+
+        router.get("\(base)/notifications") { _, context in
+            let device = try await device(context)
+            let notifications = try await services.store.notifications(appID: device.appID, deviceID: device.id)
+            return try Response.json(["notifications": notifications.map { NotificationResource($0) }])
+        }
+
+        router.get("\(base)/notifications/:id") { request, context in
+            let device = try await device(context)
+            let id = try context.parameters.require("id")
+            let count = try Self.integer(request, "occurrences", default: 0, range: 0...Self.maximumPreview,
+                                         reason: "invalidOccurrences")
+            guard let notification = try await services.store.notification(appID: device.appID, deviceID: device.id, id: id) else {
+                throw HeraldError.notFound("notificationNotFound", "notification '\(id)' does not exist")
+            }
+            var preview: [Date]?
+            if count > 0 {
+                let zone = try DeviceRules.timeZone(device.timeZone)
+                preview = notification.recurrence(deviceTimeZone: zone)
+                    .occurrences(startingAt: notification.nextIndex, limit: count).map(\.date)
+            }
+            return try Response.json(NotificationResource(notification, occurrences: preview))
+        }
+
+        router.delete("\(base)/notifications/:id") { _, context in
+            let device = try await device(context)
+            let id = try context.parameters.require("id")
+            guard try await services.store.cancel(appID: device.appID, deviceID: device.id, id: id) else {
+                throw HeraldError.notFound("notificationNotFound", "notification '\(id)' does not exist")
+            }
+            return Response(status: .noContent)
+        }
+
+        router.delete("\(base)/notifications") { _, context in
+            let device = try await device(context)
+            let count = try await services.store.cancelAll(appID: device.appID, deviceID: device.id)
+            return try Response.json(["cancelled": count])
+        }
+
+        router.post("\(base)/present") { request, context in
+            let device = try await device(context)
+            let body = try await services.body.decode(NotificationBody.self, from: request)
+            let content = try body.content()
+            let id = try body.notificationID()
+            let delivery = try await services.engine.present(content, notificationID: id, device: device)
+            return try Response.json(["delivery": DeliveryResource(delivery)])
+        }
+
+        router.get("\(base)/deliveries") { request, context in
+            let device = try await device(context)
+            let limit = try Self.integer(request, "limit", default: 50, range: 1...Self.maximumDeliveries,
+                                         reason: "invalidLimit")
+            let deliveries = try await services.store.deliveries(appID: device.appID, deviceID: device.id, limit: limit)
+            return try Response.json(["deliveries": deliveries.map(DeliveryResource.init)])
+        }
+    }
+
+    private func device(_ context: BasicRequestContext) async throws -> Device {
+        try await services.existingDevice(app: try context.parameters.require("app"),
+                                          id: try context.parameters.require("device"))
+    }
+
+    private static func integer(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>,
+                                reason: String) throws -> Int {
+        guard let text = request.uri.queryParameters.get(name) else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw HeraldError.badRequest(reason, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+}

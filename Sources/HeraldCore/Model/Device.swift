@@ -1,0 +1,73 @@
+import Foundation
+
+/// The iOS app states a device reports.
+public enum LifecycleState: String, Codable, Sendable, CaseIterable {
+    case notRunning, inactive, active, background, suspended
+
+    /// Awake devices receive events live; asleep ones have them queued.
+    public var isAwake: Bool {
+        switch self {
+        case .active, .inactive, .background: return true
+        case .notRunning, .suspended: return false
+        }
+    }
+}
+
+/// One installation of an app. The 128-notification limit applies per device.
+public struct Device: Hashable, Sendable {
+    public var appID: String
+    public var id: String
+    /// IANA zone the device is in now; floating notifications follow it.
+    public var timeZone: String
+    /// APNs device token, lowercase hex.
+    public var token: String?
+    public var voipToken: String?
+    public var locale: String?
+    public var state: LifecycleState
+
+    public init(appID: String, id: String, timeZone: String, token: String? = nil, voipToken: String? = nil,
+                locale: String? = nil, state: LifecycleState = .notRunning) {
+        self.appID = appID
+        self.id = id
+        self.timeZone = timeZone
+        self.token = token
+        self.voipToken = voipToken
+        self.locale = locale
+        self.state = state
+    }
+}
+
+/// Validation of the values a device registration carries.
+public enum DeviceRules {
+    /// An IANA zone id that this machine's tz database knows.
+    public static func timeZone(_ identifier: String) throws(HeraldError) -> TimeZone {
+        // TimeZone(identifier:) also accepts abbreviations and "GMT+2"; we want region ids only.
+        guard identifier == "UTC" || identifier.contains("/") || TimeZone.knownTimeZoneIdentifiers.contains(identifier),
+              let zone = TimeZone(identifier: identifier)
+        else {
+            throw .invalid("invalidTimeZone", "'\(identifier)' is not a known IANA time zone")
+        }
+        return zone
+    }
+
+    /// A device token: an even number of hex digits (APNs tokens are 32 bytes today, but vary).
+    public static func token(_ text: String, field: String) throws(HeraldError) -> String {
+        let lower = text.lowercased()
+        guard lower.utf8.count >= 16, lower.utf8.count <= 200, lower.utf8.count % 2 == 0,
+              lower.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
+        else {
+            throw .invalid("invalidToken", "\(field) must be an even number (16–200) of hex digits")
+        }
+        return lower
+    }
+
+    /// A locale identifier such as `fr_FR` or `en-US`.
+    public static func locale(_ text: String) throws(HeraldError) -> String {
+        guard !text.isEmpty, text.utf8.count <= 64,
+              text.utf8.allSatisfy({ b in (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95 || b == 45 || b == 64 || b == 61 })
+        else {
+            throw .invalid("invalidLocale", "'\(text)' is not a locale identifier")
+        }
+        return text
+    }
+}

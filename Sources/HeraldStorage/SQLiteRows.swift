@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+/// Mapping between rows and domain values, kept apart from the queries that use them.
+extension SQLiteStore {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    static let deviceColumns = "app_id, id, time_zone, token, voip_token, locale, state"
+    static let deviceColumnsAliased = "d.app_id, d.id, d.time_zone, d.token, d.voip_token, d.locale, d.state"
+    static let notificationColumns = """
+        n.app_id, n.device_id, n.id, n.fire_date, n.time_zone, n.repeat_unit, n.repeat_every, n.repeat_count,
+        n.repeat_until, n.content, n.next_index, n.next_fire_at
+        """.replacingOccurrences(of: "\n", with: " ")
+    static let notificationColumnCount = 12
+    static let deliveryColumns = """
+        occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late, missed, channel, outcome
+        """
+    static let deliveryColumnCount = 10
+
+    static func app(from row: Row) -> App {
+        App(id: row[0], overflow: OverflowPolicy(rawValue: row[1]) ?? .reject)
+    }
+
+    static func device(from row: Row, offset: Int = 0) throws -> Device {
+        Device(appID: row[offset], id: row[offset + 1], timeZone: row[offset + 2], token: row[offset + 3],
+               voipToken: row[offset + 4], locale: row[offset + 5],
+               state: LifecycleState(rawValue: row[offset + 6]) ?? .notRunning)
+    }
+
+    static func notification(from row: Row) throws -> LocalNotification {
+        let fireDateText: String = row[3]
+        let fireDate: FireDate
+        if let instant = RFC3339.instant(from: fireDateText) {
+            fireDate = .instant(instant)
+        } else if let local = LocalDateTime(parsing: fireDateText) {
+            fireDate = .wallClock(local)
+        } else {
+            throw StorageError.corrupt("notification fire_date '\(fireDateText)'")
+        }
+        var repeatRule: RepeatRule?
+        if let unitText: String = row[5], let unit = RepeatUnit(rawValue: unitText) {
+            var end: RepeatEnd?
+            if let count: Int = row[7] { end = .count(count) }
+            if let until: Int64 = row[8] { end = .until(Date(millisecondsSince1970: until)) }
+            repeatRule = RepeatRule(unit: unit, every: row[6] ?? 1, end: end)
+        }
+        let contentText: String = row[9]
+        let content = try JSONDecoder().decode(NotificationContent.self, from: Data(contentText.utf8))
+        return LocalNotification(appID: row[0], deviceID: row[1], id: row[2], fireDate: fireDate,
+                                 timeZone: FireTimeZone(fieldValue: row[4]), repeatRule: repeatRule,
+                                 content: content, nextIndex: row[10],
+                                 nextFireDate: Date(millisecondsSince1970: row[11]))
+    }
+
+    static func delivery(from row: Row) -> Delivery {
+        Delivery(occurrenceID: row[0], appID: row[1], deviceID: row[2], notificationID: row[3],
+                 scheduledFor: Date(millisecondsSince1970: row[4]), firedAt: Date(millisecondsSince1970: row[5]),
+                 late: row[6], missed: row[7], channel: row[8], outcome: row[9])
+    }
+
+    static func insert(_ delivery: Delivery, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
+                missed, channel, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        try statement.execute(arguments: [
+            delivery.occurrenceID, delivery.appID, delivery.deviceID, delivery.notificationID,
+            delivery.scheduledFor.millisecondsSince1970, delivery.firedAt.millisecondsSince1970, delivery.late,
+            delivery.missed, delivery.channel, delivery.outcome,
+        ])
+    }
+
+    static func endColumns(_ end: RepeatEnd?) -> (count: Int?, until: Int64?) {
+        switch end {
+        case .count(let count)?: return (count, nil)
+        case .until(let date)?: return (nil, date.millisecondsSince1970)
+        case nil: return (nil, nil)
+        }
+    }
+
+    /// Re-times a device's floating notifications after its zone changed: each resumes at its first
+    /// occurrence after `now` in the new zone; a series with none left is removed.
+    static func retimeFloating(_ db: Database, device: Device, now: Date) throws -> [TimerEntry] {
+        guard let zone = TimeZone(identifier: device.timeZone) else { return [] }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT \(notificationColumns), n.key FROM notification n
+            WHERE n.app_id = ? AND n.device_id = ? AND n.time_zone = ?
+            """, arguments: [device.appID, device.id, FireTimeZone.floatingName])
+        var armed: [TimerEntry] = []
+        for row in rows {
+            let notification = try Self.notification(from: row)
+            let key: Int64 = row[notificationColumnCount]
+            if let next = notification.recurrence(deviceTimeZone: zone).firstOccurrence(after: now) {
+                let fireAt = next.date.millisecondsSince1970
+                try db.execute(sql: """
+                    UPDATE notification SET next_index = ?, next_fire_at = ?, revision = revision + 1 WHERE key = ?
+                    """, arguments: [next.index, fireAt, key])
+                armed.append(TimerEntry(fireAt: fireAt, key: key))
+            } else {
+                try db.execute(sql: "DELETE FROM notification WHERE key = ?", arguments: [key])
+            }
+        }
+        return armed
+    }
+}
+
+/// Storage found something it cannot read back.
+public enum StorageError: Error, CustomStringConvertible {
+    case corrupt(String)
+
+    public var description: String {
+        switch self {
+        case .corrupt(let what): return "corrupt stored value: \(what)"
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import GRDB
+
+extension SQLiteStore {
+    /// Schema migrations, applied in order at open. Add a new one; never edit a shipped one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: apps, devices, notifications, deliveries") { db in
+            try db.execute(sql: """
+                CREATE TABLE app (
+                    id TEXT PRIMARY KEY,
+                    overflow TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL
+                );
+                CREATE TABLE device (
+                    app_id TEXT NOT NULL REFERENCES app(id) ON DELETE CASCADE,
+                    id TEXT NOT NULL,
+                    time_zone TEXT NOT NULL,
+                    token TEXT,
+                    voip_token TEXT,
+                    locale TEXT,
+                    state TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, id)
+                ) WITHOUT ROWID;
+                -- AUTOINCREMENT: a key is never reused, so a stale timer entry can never point at
+                -- a newer notification.
+                CREATE TABLE notification (
+                    key INTEGER PRIMARY KEY AUTOINCREMENT,
+                    app_id TEXT NOT NULL,
+                    device_id TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    fire_date TEXT NOT NULL,
+                    time_zone TEXT,
+                    repeat_unit TEXT,
+                    repeat_every INTEGER,
+                    repeat_count INTEGER,
+                    repeat_until INTEGER,
+                    content TEXT NOT NULL,
+                    next_index INTEGER NOT NULL,
+                    next_fire_at INTEGER NOT NULL,
+                    revision INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    UNIQUE (app_id, device_id, id),
+                    FOREIGN KEY (app_id, device_id) REFERENCES device(app_id, id) ON DELETE CASCADE
+                );
+                CREATE INDEX notification_by_device ON notification(app_id, device_id, next_fire_at);
+                CREATE TABLE delivery (
+                    key INTEGER PRIMARY KEY AUTOINCREMENT,
+                    occurrence_id TEXT NOT NULL,
+                    app_id TEXT NOT NULL,
+                    device_id TEXT NOT NULL,
+                    notification_id TEXT NOT NULL,
+                    scheduled_for INTEGER NOT NULL,
+                    fired_at INTEGER NOT NULL,
+                    late INTEGER NOT NULL,
+                    missed INTEGER NOT NULL,
+                    channel TEXT NOT NULL,
+                    outcome TEXT NOT NULL
+                );
+                CREATE INDEX delivery_by_device ON delivery(app_id, device_id, key);
+                CREATE INDEX delivery_pending ON delivery(outcome) WHERE outcome = 'pending';
+                """)
+        }
+        return migrator
+    }
+}

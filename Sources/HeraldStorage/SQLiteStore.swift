@@ -1,0 +1,331 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+/// The embedded store: one SQLite file in WAL mode under the data directory.
+///
+/// WAL with `synchronous = NORMAL` keeps every committed transaction across a crash or `kill -9`
+/// of the process; `FULL` also survives power loss, at the price of an fsync per commit.
+public final class SQLiteStore: NotificationStore {
+    public enum Synchronous: String, Sendable, CaseIterable {
+        case normal = "NORMAL"
+        case full = "FULL"
+    }
+
+    private let pool: DatabasePool
+    public let path: String
+
+    /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
+    public init(path: String, synchronous: Synchronous = .normal) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.label = "herald"
+        configuration.foreignKeysEnabled = true
+        // Concurrent API writers wait for each other instead of failing.
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    /// Opens `herald.sqlite` in `directory`, creating the directory if needed.
+    public convenience init(directory: String, synchronous: Synchronous = .normal) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try self.init(path: (directory as NSString).appendingPathComponent("herald.sqlite"), synchronous: synchronous)
+    }
+
+    // MARK: Apps
+
+    public func saveApp(_ app: App) async throws -> Bool {
+        let now = Date().millisecondsSince1970
+        return try await pool.write { db in
+            let existed = try Bool.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [app.id]) ?? false
+            try db.execute(sql: """
+                INSERT INTO app (id, overflow, created_at, updated_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET overflow = excluded.overflow, updated_at = excluded.updated_at
+                """, arguments: [app.id, app.overflow.rawValue, now, now])
+            return !existed
+        }
+    }
+
+    public func app(id: String) async throws -> App? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT id, overflow FROM app WHERE id = ?", arguments: [id]).map(Self.app(from:))
+        }
+    }
+
+    public func deleteApp(id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM app WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    // MARK: Devices
+
+    public func saveDevice(_ device: Device, now: Date) async throws -> DeviceSaveResult {
+        let nowMilliseconds = now.millisecondsSince1970
+        return try await pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [device.appID]) ?? false else {
+                throw HeraldError.notFound("appNotFound", "app '\(device.appID)' does not exist")
+            }
+            let previousZone = try String.fetchOne(
+                db, sql: "SELECT time_zone FROM device WHERE app_id = ? AND id = ?", arguments: [device.appID, device.id])
+            try db.execute(sql: """
+                INSERT INTO device (app_id, id, time_zone, token, voip_token, locale, state, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(app_id, id) DO UPDATE SET time_zone = excluded.time_zone, token = excluded.token,
+                    voip_token = excluded.voip_token, locale = excluded.locale, state = excluded.state,
+                    updated_at = excluded.updated_at
+                """, arguments: [device.appID, device.id, device.timeZone, device.token, device.voipToken,
+                                 device.locale, device.state.rawValue, nowMilliseconds, nowMilliseconds])
+            var rearmed: [TimerEntry] = []
+            if let previousZone, previousZone != device.timeZone {
+                rearmed = try Self.retimeFloating(db, device: device, now: now)
+            }
+            return DeviceSaveResult(created: previousZone == nil, rearmed: rearmed)
+        }
+    }
+
+    public func device(appID: String, id: String) async throws -> Device? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT \(Self.deviceColumns) FROM device WHERE app_id = ? AND id = ?",
+                             arguments: [appID, id]).map { try Self.device(from: $0) }
+        }
+    }
+
+    public func deleteDevice(appID: String, id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM device WHERE app_id = ? AND id = ?", arguments: [appID, id])
+            return db.changesCount > 0
+        }
+    }
+
+    // MARK: Notifications
+
+    public func schedule(_ notification: LocalNotification, now: Date) async throws -> ScheduleResult {
+        let content = try Self.encoder.encode(notification.content)
+        let nowMilliseconds = now.millisecondsSince1970
+        return try await pool.write { db in
+            guard let policyText = try String.fetchOne(db, sql: "SELECT overflow FROM app WHERE id = ?",
+                                                       arguments: [notification.appID]) else {
+                throw HeraldError.notFound("appNotFound", "app '\(notification.appID)' does not exist")
+            }
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE app_id = ? AND id = ?",
+                                    arguments: [notification.appID, notification.deviceID]) ?? false else {
+                throw HeraldError.notFound("deviceNotFound", "device '\(notification.deviceID)' does not exist")
+            }
+            let policy = OverflowPolicy(rawValue: policyText) ?? .reject
+            let pending = try Row.fetchAll(db, sql: """
+                SELECT id, next_fire_at, key FROM notification WHERE app_id = ? AND device_id = ?
+                """, arguments: [notification.appID, notification.deviceID]).map { row in
+                NotificationLimit.Pending(id: row[0], nextFireDate: Date(millisecondsSince1970: row[1]), sequence: row[2])
+            }
+            let replaced = pending.contains { $0.id == notification.id }
+            let incoming = NotificationLimit.Pending(id: notification.id, nextFireDate: notification.nextFireDate,
+                                                     sequence: Int64.max)
+            let evicted = try NotificationLimit.admit(incoming, into: pending, policy: policy)
+            for id in evicted {
+                try db.execute(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ? AND id = ?",
+                               arguments: [notification.appID, notification.deviceID, id])
+            }
+            if evicted.contains(notification.id) {
+                return ScheduleResult(armed: nil, replaced: replaced, evicted: evicted)
+            }
+            let repeatRule = notification.repeatRule
+            let (count, until) = Self.endColumns(repeatRule?.end)
+            let nextFireAt = notification.nextFireDate.millisecondsSince1970
+            let key = try Int64.fetchOne(db, sql: """
+                INSERT INTO notification (app_id, device_id, id, fire_date, time_zone, repeat_unit, repeat_every,
+                    repeat_count, repeat_until, content, next_index, next_fire_at, revision, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+                ON CONFLICT(app_id, device_id, id) DO UPDATE SET fire_date = excluded.fire_date,
+                    time_zone = excluded.time_zone, repeat_unit = excluded.repeat_unit,
+                    repeat_every = excluded.repeat_every, repeat_count = excluded.repeat_count,
+                    repeat_until = excluded.repeat_until, content = excluded.content,
+                    next_index = excluded.next_index, next_fire_at = excluded.next_fire_at,
+                    revision = notification.revision + 1, created_at = excluded.created_at
+                RETURNING key
+                """, arguments: [notification.appID, notification.deviceID, notification.id,
+                                 notification.fireDate.fieldValue, notification.timeZone.fieldValue,
+                                 repeatRule?.unit.rawValue, repeatRule?.every, count, until,
+                                 String(decoding: content, as: UTF8.self), notification.nextIndex, nextFireAt,
+                                 nowMilliseconds])!
+            return ScheduleResult(armed: TimerEntry(fireAt: nextFireAt, key: key), replaced: replaced, evicted: evicted)
+        }
+    }
+
+    public func notifications(appID: String, deviceID: String) async throws -> [LocalNotification] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Self.notificationColumns) FROM notification n WHERE app_id = ? AND device_id = ?
+                ORDER BY next_fire_at, key
+                """, arguments: [appID, deviceID]).map { try Self.notification(from: $0) }
+        }
+    }
+
+    public func notification(appID: String, deviceID: String, id: String) async throws -> LocalNotification? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT \(Self.notificationColumns) FROM notification n WHERE app_id = ? AND device_id = ? AND id = ?
+                """, arguments: [appID, deviceID, id]).map { try Self.notification(from: $0) }
+        }
+    }
+
+    public func cancel(appID: String, deviceID: String, id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ? AND id = ?",
+                           arguments: [appID, deviceID, id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func cancelAll(appID: String, deviceID: String) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ?", arguments: [appID, deviceID])
+            return db.changesCount
+        }
+    }
+
+    // MARK: Deliveries
+
+    public func recordDeliveries(_ deliveries: [Delivery]) async throws {
+        try await pool.write { db in
+            for delivery in deliveries { try Self.insert(delivery, db) }
+        }
+    }
+
+    public func deliveries(appID: String, deviceID: String, limit: Int) async throws -> [Delivery] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Self.deliveryColumns) FROM delivery WHERE app_id = ? AND device_id = ?
+                ORDER BY key DESC LIMIT ?
+                """, arguments: [appID, deviceID, limit]).map(Self.delivery(from:))
+        }
+    }
+
+    // MARK: Scheduler
+
+    public func timerEntries() async throws -> [TimerEntry] {
+        try await pool.read { db in
+            var entries: [TimerEntry] = []
+            entries.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM notification") ?? 0)
+            let statement = try db.makeStatement(sql: "SELECT next_fire_at, key FROM notification")
+            let rows = try Row.fetchCursor(statement)
+            while let row = try rows.next() {
+                entries.append(TimerEntry(fireAt: row[0], key: row[1]))
+            }
+            return entries
+        }
+    }
+
+    public func dueNotifications(keys: [Int64]) async throws -> [DueNotification] {
+        guard !keys.isEmpty else { return [] }
+        return try await pool.read { db in
+            var due: [DueNotification] = []
+            due.reserveCapacity(keys.count)
+            // Chunks stay under SQLite's bound-parameter limit.
+            for start in stride(from: 0, to: keys.count, by: 500) {
+                let chunk = Array(keys[start..<min(start + 500, keys.count)])
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT \(Self.notificationColumns), n.key, n.revision, \(Self.deviceColumnsAliased)
+                    FROM notification n JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id
+                    WHERE n.key IN (\(placeholders))
+                    """, arguments: StatementArguments(chunk))
+                while let row = try rows.next() {
+                    let notification = try Self.notification(from: row)
+                    let device = try Self.device(from: row, offset: Self.notificationColumnCount + 2)
+                    due.append(DueNotification(key: row[Self.notificationColumnCount],
+                                               revision: row[Self.notificationColumnCount + 1],
+                                               notification: notification, device: device))
+                }
+            }
+            return due
+        }
+    }
+
+    public func commitFiring(_ batch: FiringBatch) async throws -> FiringCommit {
+        try await pool.write { db in
+            var deliveryIDs: [Int64] = []
+            deliveryIDs.reserveCapacity(batch.deliveries.count)
+            for delivery in batch.deliveries {
+                try Self.insert(delivery, db)
+                deliveryIDs.append(db.lastInsertedRowID)
+            }
+            var armed: [TimerEntry] = []
+            let advance = try db.cachedStatement(sql: """
+                UPDATE notification SET next_index = ?, next_fire_at = ? WHERE key = ? AND revision = ?
+                """)
+            let remove = try db.cachedStatement(sql: "DELETE FROM notification WHERE key = ? AND revision = ?")
+            for step in batch.advances {
+                if let next = step.next {
+                    let fireAt = next.date.millisecondsSince1970
+                    try advance.execute(arguments: [next.index, fireAt, step.key, step.revision])
+                    if db.changesCount > 0 { armed.append(TimerEntry(fireAt: fireAt, key: step.key)) }
+                } else {
+                    try remove.execute(arguments: [step.key, step.revision])
+                }
+            }
+            return FiringCommit(deliveryIDs: deliveryIDs, armed: armed)
+        }
+    }
+
+    public func completeDeliveries(_ outcomes: [(deliveryID: Int64, channel: String, outcome: String)]) async throws {
+        guard !outcomes.isEmpty else { return }
+        let values = outcomes.map { ($0.deliveryID, $0.channel, $0.outcome) }
+        try await pool.write { db in
+            let update = try db.cachedStatement(sql: "UPDATE delivery SET channel = ?, outcome = ? WHERE key = ?")
+            for (id, channel, outcome) in values {
+                try update.execute(arguments: [channel, outcome, id])
+            }
+        }
+    }
+
+    public func pendingDeliveries() async throws -> [PendingDelivery] {
+        try await pool.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT \(Self.deliveryColumns), key FROM delivery WHERE outcome = 'pending' ORDER BY key
+                """)
+            return try rows.map { row in
+                let delivery = Self.delivery(from: row)
+                let notification = try Row.fetchOne(db, sql: """
+                    SELECT \(Self.notificationColumns) FROM notification n WHERE app_id = ? AND device_id = ? AND id = ?
+                    """, arguments: [delivery.appID, delivery.deviceID, delivery.notificationID])
+                    .map { try Self.notification(from: $0) }
+                let device = try Row.fetchOne(db, sql: "SELECT \(Self.deviceColumns) FROM device WHERE app_id = ? AND id = ?",
+                                              arguments: [delivery.appID, delivery.deviceID])
+                    .map { try Self.device(from: $0) }
+                return PendingDelivery(deliveryID: row[Self.deliveryColumnCount], delivery: delivery,
+                                       notification: notification, device: device)
+            }
+        }
+    }
+
+    // MARK: Bulk loading (benchmarks and imports)
+
+    /// Inserts many notifications in one transaction without the per-device limit check; the
+    /// caller guarantees the limit. Used to prepare large data sets quickly.
+    public func bulkInsert(_ notifications: [LocalNotification]) async throws {
+        let now = Date().millisecondsSince1970
+        let rows = try notifications.map { ($0, String(decoding: try Self.encoder.encode($0.content), as: UTF8.self)) }
+        try await pool.write { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO notification (app_id, device_id, id, fire_date, time_zone, repeat_unit, repeat_every,
+                    repeat_count, repeat_until, content, next_index, next_fire_at, revision, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+                """)
+            for (notification, content) in rows {
+                let (count, until) = Self.endColumns(notification.repeatRule?.end)
+                try insert.execute(arguments: [
+                    notification.appID, notification.deviceID, notification.id, notification.fireDate.fieldValue,
+                    notification.timeZone.fieldValue, notification.repeatRule?.unit.rawValue,
+                    notification.repeatRule?.every, count, until, content, notification.nextIndex,
+                    notification.nextFireDate.millisecondsSince1970, now,
+                ])
+            }
+        }
+    }
+}
