@@ -16,6 +16,11 @@ public struct FiringPlan: Hashable, Sendable {
     public struct Next: Hashable, Sendable {
         public var index: Int
         public var date: Date
+
+        public init(index: Int, date: Date) {
+            self.index = index
+            self.date = date
+        }
     }
 
     /// - Parameters:

@@ -1,0 +1,34 @@
+# Herald: `make run` starts the server on embedded defaults; `make test` runs every test.
+SWIFT ?= swift
+
+.PHONY: deps build run run-release test bench bench-smoke clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build --product herald
+
+# The server on embedded defaults: SQLite under ./data, http://127.0.0.1:8580.
+run: build
+	$(SWIFT) run --skip-build herald serve --config Config/herald.yaml
+
+run-release: deps
+	$(SWIFT) build -c release --product herald
+	.build/release/herald serve --config Config/herald.yaml
+
+# Builds once, then runs every test suite (Swift Testing runs tests in parallel).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Release-mode benchmarks; prints one table.
+bench: deps
+	bash Benchmarks/run.sh
+
+# The same benchmark code paths on tiny sizes in debug mode (CI runs this).
+bench-smoke: deps
+	bash Benchmarks/run.sh --smoke
+
+clean:
+	rm -rf .build .build-release data
