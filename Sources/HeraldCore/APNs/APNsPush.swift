@@ -1,0 +1,109 @@
+import Foundation
+
+/// One push to one token, checked against the APNs rules before it is sent.
+///
+/// Everything that APNs would refuse for the request's shape is refused here first, with a
+/// clear reason, so that a bad request never costs a round trip or counts against rate limits.
+public struct APNsPush: Hashable, Sendable {
+    public var token: String
+    public var type: APNsPushType
+    public var topic: String
+    public var priority: Int
+    /// Unix seconds after which APNs stops trying; 0 means deliver once or not at all.
+    public var expiration: Int?
+    /// Lowercase UUID; APNs echoes it, and the sandbox keys its inbox by it.
+    public var id: String
+    public var collapseID: String?
+    /// The JSON body: `aps` plus any custom keys beside it.
+    public var payload: Data
+
+    public static let maximumCollapseIDBytes = 64
+
+    /// Builds and validates a push.
+    ///
+    /// - Parameters:
+    ///   - bundleID: the app's bundle id; the topic is derived from it and the type.
+    ///   - topic: only for MDM, whose topic cannot be derived.
+    public init(token: String, type: APNsPushType, bundleID: String, topic: String? = nil, priority: Int? = nil,
+                expiration: Int? = nil, id: String? = nil, collapseID: String? = nil, aps: APS,
+                custom: [String: JSONValue] = [:]) throws(HeraldError) {
+        guard let derivedTopic = type.topic(bundleID: bundleID) ?? topic, !derivedTopic.isEmpty else {
+            throw .invalid("missingTopic", "\(type.rawValue) pushes need an explicit topic")
+        }
+        if let topic, topic != derivedTopic {
+            throw .invalid("invalidTopic", "a \(type.rawValue) push to \(bundleID) must use topic \(derivedTopic), not \(topic)")
+        }
+        let chosenPriority = priority ?? type.allowedPriorities[0]
+        guard type.allowedPriorities.contains(chosenPriority) else {
+            throw .invalid("invalidPriority",
+                           "\(type.rawValue) pushes take priority \(type.allowedPriorities.map(String.init).joined(separator: " or ")), not \(chosenPriority)")
+        }
+        if type == .background, !aps.isBackgroundOnly {
+            throw .invalid("invalidBackgroundPayload", "a background push's aps must hold only \"content-available\": 1")
+        }
+        if let expiration, expiration < 0 {
+            throw .invalid("invalidExpiration", "expiration must be unix seconds, or 0")
+        }
+        if let collapseID, collapseID.utf8.count > Self.maximumCollapseIDBytes {
+            throw .invalid("collapseIdTooLong", "collapseId is \(collapseID.utf8.count) bytes; APNs allows \(Self.maximumCollapseIDBytes)")
+        }
+        let pushID: String
+        if let id {
+            guard let uuid = UUID(uuidString: id) else { throw .invalid("invalidPushId", "id must be a UUID") }
+            pushID = uuid.uuidString.lowercased()
+        } else {
+            pushID = UUID().uuidString.lowercased()
+        }
+        guard custom["aps"] == nil else { throw .invalid("invalidData", "custom data cannot use the key \"aps\"") }
+        let body = try Self.encode(aps: aps, custom: custom)
+        guard body.count <= type.maximumPayloadBytes else {
+            throw .invalid("payloadTooLarge", "payload is \(body.count) bytes; \(type.rawValue) pushes allow \(type.maximumPayloadBytes)")
+        }
+        self.token = try DeviceRules.token(token, field: "token")
+        self.type = type
+        self.topic = derivedTopic
+        self.priority = chosenPriority
+        self.expiration = expiration
+        self.id = pushID
+        self.collapseID = collapseID
+        self.payload = body
+    }
+
+    /// The request headers, in APNs' names.
+    public var headers: [(name: String, value: String)] {
+        var headers = [("apns-push-type", type.rawValue), ("apns-topic", topic), ("apns-priority", String(priority)),
+                       ("apns-id", id)]
+        if let expiration { headers.append(("apns-expiration", String(expiration))) }
+        if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        return headers
+    }
+
+    public var path: String { "/3/device/\(token)" }
+
+    static func encode(aps: APS, custom: [String: JSONValue]) throws(HeraldError) -> Data {
+        struct Body: Encodable {
+            var aps: APS
+            var custom: [String: JSONValue]
+
+            struct Key: CodingKey {
+                var stringValue: String
+                var intValue: Int? { nil }
+                init(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(aps, forKey: Key(stringValue: "aps"))
+                for (key, value) in custom { try container.encode(value, forKey: Key(stringValue: key)) }
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(Body(aps: aps, custom: custom))
+        } catch {
+            throw .invalid("invalidPayload", "the payload cannot be encoded as JSON: \(error)")
+        }
+    }
+}
