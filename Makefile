@@ -11,11 +11,11 @@ build: deps
 
 # The server on embedded defaults: SQLite under ./data, http://127.0.0.1:8580.
 run: build
-	$(SWIFT) run --skip-build herald serve --config Config/herald.yaml
+	$(SWIFT) run --skip-build herald serve --config Config/herald.dev.yaml
 
 run-release: deps
 	$(SWIFT) build -c release --product herald
-	.build/release/herald serve --config Config/herald.yaml
+	.build/release/herald serve --config Config/herald.dev.yaml
 
 # Builds once, then runs every test suite (Swift Testing runs tests in parallel).
 test: deps

@@ -22,6 +22,13 @@ let package = Package(
     targets: [
         // Pure domain: model, recurrence, limit policy. Foundation only, no I/O.
         .target(name: "HeraldCore"),
+        // System libraries: OpenSSL for TLS and crypto, libnghttp2 for HTTP/2.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // ES256 provider tokens and HMAC signatures over the system OpenSSL.
+        .target(name: "HeraldCrypto", dependencies: ["COpenSSL"]),
+        // HTTP/2 client and server sessions over TLS: libnghttp2 + OpenSSL, one owner per C object.
+        .target(name: "HeraldHTTP2", dependencies: ["CNGHTTP2", "COpenSSL"]),
         // Durable state behind a narrow protocol; SQLite (GRDB) is the embedded default.
         .target(name: "HeraldStorage", dependencies: [
             "HeraldCore",
@@ -34,9 +41,21 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // The push gateway: APNs provider API over HeraldHTTP2, with token and certificate auth.
+        .target(name: "HeraldPush", dependencies: [
+            "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldScheduler",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        // `herald sandbox`: an APNs-compatible HTTP/2 server with inboxes and fault injection.
+        .target(name: "HeraldSandbox", dependencies: [
+            "HeraldCore", "HeraldCrypto", "HeraldHTTP2",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // HTTP API (Hummingbird 2), configuration and server assembly.
         .target(name: "HeraldAPI", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler",
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldPush",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -46,8 +65,9 @@ let package = Package(
         ]),
         // The one executable: `herald serve` and the client subcommands.
         .executableTarget(name: "herald", dependencies: [
-            "HeraldCore", "HeraldAPI",
+            "HeraldCore", "HeraldAPI", "HeraldPush", "HeraldSandbox",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // `make bench`: scheduler and storage benchmarks, run in release mode.
@@ -55,6 +75,12 @@ let package = Package(
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI",
         ], path: "Benchmarks/HeraldBenchmarks"),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
+        .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
+        .testTarget(name: "HeraldHTTP2Tests", dependencies: ["HeraldHTTP2"]),
+        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldSandbox"]),
+        .testTarget(name: "HeraldPushTests", dependencies: [
+            "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldScheduler", "HeraldPush", "HeraldSandbox",
+        ]),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldCore", "HeraldStorage"]),
         .testTarget(name: "HeraldSchedulerTests", dependencies: ["HeraldCore", "HeraldStorage", "HeraldScheduler"]),
         .testTarget(name: "HeraldAPITests", dependencies: [

@@ -11,6 +11,9 @@ packages=(
   libcurl4            # FoundationNetworking, used by the CLI's HTTP client
   tzdata              # IANA time zones
   curl
+  openssl             # the openssl CLI: Certs/generate.sh and TLS interop tests
+  nghttp2-server      # nghttpd: an HTTP/2 server we did not write, for interop tests
+  nghttp2-client      # nghttp and h2load: interop tests and the push benchmark's reference
 )
 
 missing=()

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldPush
 import HeraldScheduler
 import HeraldStorage
 import Hummingbird
@@ -11,20 +12,31 @@ public struct HeraldServer: Sendable {
     public let configuration: ServerConfiguration
     public let store: SQLiteStore
     public let engine: SchedulerEngine
+    public let gateway: PushGateway
     private let clock: any SchedulerClock
     private let registry: PrometheusCollectorRegistry
     private let logger: Logger
 
     /// Opens the store under the data directory and arms every pending notification.
+    ///
+    /// - Parameter channel: where fired occurrences go; by default alert pushes through the
+    ///   gateway (recorded only, for apps without push settings).
     public init(configuration: ServerConfiguration, clock: any SchedulerClock = SystemClock(),
-                channel: any DeliveryChannel = RecordingChannel(),
+                channel: (any DeliveryChannel)? = nil,
                 registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
                 logger: Logger = Logger(label: "herald")) async throws {
         self.configuration = configuration
         self.clock = clock
         self.registry = registry
         self.logger = logger
-        store = try SQLiteStore(directory: configuration.dataDirectory, synchronous: configuration.synchronous)
+        let store = try SQLiteStore(directory: configuration.dataDirectory, synchronous: configuration.synchronous)
+        self.store = store
+        gateway = PushGateway(
+            ledger: StoredTokenLedger(store: store),
+            configuration: .init(timeout: .milliseconds(configuration.pushTimeoutMilliseconds),
+                                 connectionsPerApp: configuration.pushConnectionsPerApp),
+            logger: logger)
+        let channel = channel ?? PushDeliveryChannel(gateway: gateway, store: store)
         engine = SchedulerEngine(
             store: store, channel: channel, clock: clock,
             configuration: .init(batchWindow: Double(configuration.batchWindowMilliseconds) / 1000,
@@ -40,7 +52,8 @@ public struct HeraldServer: Sendable {
         let services = APIServices(store: store, engine: engine, clock: clock,
                                    body: JSONBody(maximumBytes: configuration.maxBodyBytes))
         HealthRoutes(registry: registry).register(on: router)
-        AppRoutes(services: services).register(on: router)
+        AppRoutes(services: services, gateway: gateway).register(on: router)
+        PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch).register(on: router)
         DeviceRoutes(services: services).register(on: router)
         NotificationRoutes(services: services).register(on: router)
         return router

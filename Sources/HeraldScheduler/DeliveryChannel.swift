@@ -20,10 +20,15 @@ public struct DeliveryOutcome: Hashable, Sendable {
     public var channel: String
     /// `recorded`, `sent`, or a failure reason.
     public var outcome: String
+    /// For pushes: APNs' HTTP status and `apns-id`.
+    public var apnsStatus: Int?
+    public var apnsID: String?
 
-    public init(channel: String, outcome: String) {
+    public init(channel: String, outcome: String, apnsStatus: Int? = nil, apnsID: String? = nil) {
         self.channel = channel
         self.outcome = outcome
+        self.apnsStatus = apnsStatus
+        self.apnsID = apnsID
     }
 }
 

@@ -88,7 +88,8 @@ public actor SchedulerEngine: Service {
             ?? DeliveryOutcome(channel: "none", outcome: "notDelivered")
         let delivery = Delivery(occurrenceID: occurrence.id, appID: device.appID, deviceID: device.id,
                                 notificationID: notificationID, scheduledFor: now, firedAt: now, late: false, missed: 0,
-                                channel: outcome.channel, outcome: outcome.outcome)
+                                channel: outcome.channel, outcome: outcome.outcome, apnsStatus: outcome.apnsStatus,
+                                apnsID: outcome.apnsID)
         try await store.recordDeliveries([delivery])
         return delivery
     }
@@ -189,17 +190,22 @@ public actor SchedulerEngine: Service {
             latenessTimer.recordNanoseconds(max(0, Int64(now.timeIntervalSince(item.occurrence.scheduledFor) * 1e9)))
         }
         let outcomes = await channel.deliver(fired)
-        try await store.completeDeliveries(zip(commit.deliveryIDs, outcomes).map { ($0, $1.channel, $1.outcome) })
+        try await store.completeDeliveries(zip(commit.deliveryIDs, outcomes).map(Self.completed))
         return fired.count
     }
 
+    private static func completed(_ id: Int64, _ outcome: DeliveryOutcome) -> CompletedDelivery {
+        CompletedDelivery(deliveryID: id, channel: outcome.channel, outcome: outcome.outcome,
+                          apnsStatus: outcome.apnsStatus, apnsID: outcome.apnsID)
+    }
+
     private func redeliver(_ pending: [PendingDelivery]) async {
-        var closed: [(deliveryID: Int64, channel: String, outcome: String)] = []
+        var closed: [CompletedDelivery] = []
         var ids: [Int64] = []
         var batch: [FiredOccurrence] = []
         for item in pending {
             guard let notification = item.notification, let device = item.device else {
-                closed.append((item.deliveryID, "none", "notificationGone"))
+                closed.append(CompletedDelivery(deliveryID: item.deliveryID, channel: "none", outcome: "notificationGone"))
                 continue
             }
             let delivery = item.delivery
@@ -211,7 +217,7 @@ public actor SchedulerEngine: Service {
             batch.append(FiredOccurrence(occurrence: occurrence, content: notification.content, device: device))
         }
         let outcomes = batch.isEmpty ? [] : await channel.deliver(batch)
-        closed += zip(ids, outcomes).map { ($0, $1.channel, $1.outcome) }
+        closed += zip(ids, outcomes).map(Self.completed)
         do {
             try await store.completeDeliveries(closed)
         } catch {

@@ -41,6 +41,15 @@ public protocol NotificationStore: Sendable {
     /// Newest first.
     func deliveries(appID: String, deviceID: String, limit: Int) async throws -> [Delivery]
 
+    // MARK: Tokens and feedback
+
+    /// Marks a token dead and queues the feedback event, in one transaction. Re-registering the
+    /// token on a device (`saveDevice`) makes it valid again.
+    func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws
+    func invalidToken(appID: String, token: String) async throws -> InvalidToken?
+    /// Feedback events in the order they were raised, after the given key.
+    func feedbackEvents(after key: Int64, limit: Int) async throws -> [(key: Int64, event: FeedbackEvent)]
+
     // MARK: Scheduler
 
     /// Every pending notification's timer entry, in no particular order.
@@ -53,7 +62,7 @@ public protocol NotificationStore: Sendable {
     /// advance. Returns the delivery ids in order, and the timer entries to arm next.
     func commitFiring(_ batch: FiringBatch) async throws -> FiringCommit
     /// Sets the final outcome of deliveries recorded as pending.
-    func completeDeliveries(_ outcomes: [(deliveryID: Int64, channel: String, outcome: String)]) async throws
+    func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws
     /// Deliveries still pending, e.g. after a crash between recording and delivering.
     func pendingDeliveries() async throws -> [PendingDelivery]
 }
@@ -112,6 +121,23 @@ public struct FiringBatch: Sendable {
     public init(deliveries: [Delivery], advances: [Advance]) {
         self.deliveries = deliveries
         self.advances = advances
+    }
+}
+
+/// The final outcome of a delivery that was recorded as pending.
+public struct CompletedDelivery: Sendable {
+    public var deliveryID: Int64
+    public var channel: String
+    public var outcome: String
+    public var apnsStatus: Int?
+    public var apnsID: String?
+
+    public init(deliveryID: Int64, channel: String, outcome: String, apnsStatus: Int? = nil, apnsID: String? = nil) {
+        self.deliveryID = deliveryID
+        self.channel = channel
+        self.outcome = outcome
+        self.apnsStatus = apnsStatus
+        self.apnsID = apnsID
     }
 }
 

@@ -18,12 +18,14 @@ extension SQLiteStore {
         """.replacingOccurrences(of: "\n", with: " ")
     static let notificationColumnCount = 12
     static let deliveryColumns = """
-        occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late, missed, channel, outcome
+        occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late, missed, channel, outcome,
+        apns_status, apns_id
         """
-    static let deliveryColumnCount = 10
+    static let deliveryColumnCount = 12
 
-    static func app(from row: Row) -> App {
-        App(id: row[0], overflow: OverflowPolicy(rawValue: row[1]) ?? .reject)
+    static func app(from row: Row) throws -> App {
+        let push = try (row[2] as String?).map { try JSONDecoder().decode(PushSettings.self, from: Data($0.utf8)) }
+        return App(id: row[0], overflow: OverflowPolicy(rawValue: row[1]) ?? .reject, push: push)
     }
 
     static func device(from row: Row, offset: Int = 0) throws -> Device {
@@ -60,18 +62,18 @@ extension SQLiteStore {
     static func delivery(from row: Row) -> Delivery {
         Delivery(occurrenceID: row[0], appID: row[1], deviceID: row[2], notificationID: row[3],
                  scheduledFor: Date(millisecondsSince1970: row[4]), firedAt: Date(millisecondsSince1970: row[5]),
-                 late: row[6], missed: row[7], channel: row[8], outcome: row[9])
+                 late: row[6], missed: row[7], channel: row[8], outcome: row[9], apnsStatus: row[10], apnsID: row[11])
     }
 
     static func insert(_ delivery: Delivery, _ db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
-                missed, channel, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                missed, channel, outcome, apns_status, apns_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         try statement.execute(arguments: [
             delivery.occurrenceID, delivery.appID, delivery.deviceID, delivery.notificationID,
             delivery.scheduledFor.millisecondsSince1970, delivery.firedAt.millisecondsSince1970, delivery.late,
-            delivery.missed, delivery.channel, delivery.outcome,
+            delivery.missed, delivery.channel, delivery.outcome, delivery.apnsStatus, delivery.apnsID,
         ])
     }
 
@@ -84,7 +86,9 @@ extension SQLiteStore {
     }
 
     /// Re-times a device's floating notifications after its zone changed: each resumes at its first
-    /// occurrence after `now` in the new zone; a series with none left is removed.
+    /// occurrence after `now` in the new zone. One whose pending occurrence the move put in the
+    /// past, with nothing after it, keeps that occurrence so it still fires once, late; nothing
+    /// accepted is dropped silently.
     static func retimeFloating(_ db: Database, device: Device, now: Date) throws -> [TimerEntry] {
         guard let zone = TimeZone(identifier: device.timeZone) else { return [] }
         let rows = try Row.fetchAll(db, sql: """
@@ -95,15 +99,17 @@ extension SQLiteStore {
         for row in rows {
             let notification = try Self.notification(from: row)
             let key: Int64 = row[notificationColumnCount]
-            if let next = notification.recurrence(deviceTimeZone: zone).firstOccurrence(after: now) {
-                let fireAt = next.date.millisecondsSince1970
-                try db.execute(sql: """
-                    UPDATE notification SET next_index = ?, next_fire_at = ?, revision = revision + 1 WHERE key = ?
-                    """, arguments: [next.index, fireAt, key])
-                armed.append(TimerEntry(fireAt: fireAt, key: key))
-            } else {
+            let recurrence = notification.recurrence(deviceTimeZone: zone)
+            let pending = recurrence.occurrence(notification.nextIndex).map { (index: notification.nextIndex, date: $0) }
+            guard let next = recurrence.firstOccurrence(after: now) ?? pending else {
                 try db.execute(sql: "DELETE FROM notification WHERE key = ?", arguments: [key])
+                continue
             }
+            let fireAt = next.date.millisecondsSince1970
+            try db.execute(sql: """
+                UPDATE notification SET next_index = ?, next_fire_at = ?, revision = revision + 1 WHERE key = ?
+                """, arguments: [next.index, fireAt, key])
+            armed.append(TimerEntry(fireAt: fireAt, key: key))
         }
         return armed
     }

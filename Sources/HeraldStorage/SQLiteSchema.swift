@@ -63,6 +63,28 @@ extension SQLiteStore {
                 CREATE INDEX delivery_pending ON delivery(outcome) WHERE outcome = 'pending';
                 """)
         }
+        migrator.registerMigration("v2: push settings, invalid tokens, feedback outbox, APNs outcomes") { db in
+            try db.execute(sql: """
+                ALTER TABLE app ADD COLUMN push TEXT;
+                ALTER TABLE delivery ADD COLUMN apns_status INTEGER;
+                ALTER TABLE delivery ADD COLUMN apns_id TEXT;
+                CREATE TABLE invalid_token (
+                    app_id TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    apns_timestamp INTEGER,
+                    invalidated_at INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, token)
+                ) WITHOUT ROWID;
+                CREATE TABLE feedback_event (
+                    key INTEGER PRIMARY KEY AUTOINCREMENT,
+                    type TEXT NOT NULL,
+                    app_id TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -40,19 +40,21 @@ public final class SQLiteStore: NotificationStore {
 
     public func saveApp(_ app: App) async throws -> Bool {
         let now = Date().millisecondsSince1970
+        let push = try app.push.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
         return try await pool.write { db in
             let existed = try Bool.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [app.id]) ?? false
             try db.execute(sql: """
-                INSERT INTO app (id, overflow, created_at, updated_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET overflow = excluded.overflow, updated_at = excluded.updated_at
-                """, arguments: [app.id, app.overflow.rawValue, now, now])
+                INSERT INTO app (id, overflow, push, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET overflow = excluded.overflow, push = excluded.push,
+                    updated_at = excluded.updated_at
+                """, arguments: [app.id, app.overflow.rawValue, push, now, now])
             return !existed
         }
     }
 
     public func app(id: String) async throws -> App? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT id, overflow FROM app WHERE id = ?", arguments: [id]).map(Self.app(from:))
+            try Row.fetchOne(db, sql: "SELECT id, overflow, push FROM app WHERE id = ?", arguments: [id]).map(Self.app(from:))
         }
     }
 
@@ -81,6 +83,10 @@ public final class SQLiteStore: NotificationStore {
                     updated_at = excluded.updated_at
                 """, arguments: [device.appID, device.id, device.timeZone, device.token, device.voipToken,
                                  device.locale, device.state.rawValue, nowMilliseconds, nowMilliseconds])
+            // Registering a token again means the app got it anew from the OS: it is valid again.
+            for token in [device.token, device.voipToken].compactMap({ $0 }) {
+                try db.execute(sql: "DELETE FROM invalid_token WHERE app_id = ? AND token = ?", arguments: [device.appID, token])
+            }
             var rearmed: [TimerEntry] = []
             if let previousZone, previousZone != device.timeZone {
                 rearmed = try Self.retimeFloating(db, device: device, now: now)
@@ -273,13 +279,55 @@ public final class SQLiteStore: NotificationStore {
         }
     }
 
-    public func completeDeliveries(_ outcomes: [(deliveryID: Int64, channel: String, outcome: String)]) async throws {
+    public func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws {
         guard !outcomes.isEmpty else { return }
-        let values = outcomes.map { ($0.deliveryID, $0.channel, $0.outcome) }
         try await pool.write { db in
-            let update = try db.cachedStatement(sql: "UPDATE delivery SET channel = ?, outcome = ? WHERE key = ?")
-            for (id, channel, outcome) in values {
-                try update.execute(arguments: [channel, outcome, id])
+            let update = try db.cachedStatement(sql: """
+                UPDATE delivery SET channel = ?, outcome = ?, apns_status = ?, apns_id = ? WHERE key = ?
+                """)
+            for completed in outcomes {
+                try update.execute(arguments: [completed.channel, completed.outcome, completed.apnsStatus,
+                                               completed.apnsID, completed.deliveryID])
+            }
+        }
+    }
+
+    // MARK: Tokens and feedback
+
+    public func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws {
+        let payload = String(decoding: try Self.encoder.encode(feedback.payload), as: UTF8.self)
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO invalid_token (app_id, token, reason, apns_timestamp, invalidated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(app_id, token) DO UPDATE SET reason = excluded.reason,
+                    apns_timestamp = excluded.apns_timestamp, invalidated_at = excluded.invalidated_at
+                """, arguments: [invalid.appID, invalid.token, invalid.reason, invalid.apnsTimestamp,
+                                 invalid.invalidatedAt.millisecondsSince1970])
+            try db.execute(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)",
+                           arguments: [feedback.type, feedback.appID, payload, feedback.createdAt.millisecondsSince1970])
+        }
+    }
+
+    public func invalidToken(appID: String, token: String) async throws -> InvalidToken? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT reason, apns_timestamp, invalidated_at FROM invalid_token WHERE app_id = ? AND token = ?
+                """, arguments: [appID, token]).map { row in
+                InvalidToken(appID: appID, token: token, reason: row[0], apnsTimestamp: row[1],
+                             invalidatedAt: Date(millisecondsSince1970: row[2]))
+            }
+        }
+    }
+
+    public func feedbackEvents(after key: Int64, limit: Int) async throws -> [(key: Int64, event: FeedbackEvent)] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > ? ORDER BY key LIMIT ?
+                """, arguments: [key, limit]).map { row in
+                let payloadText: String = row[3]
+                let payload = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:]
+                return (row[0], FeedbackEvent(type: row[1], appID: row[2], payload: payload,
+                                             createdAt: Date(millisecondsSince1970: row[4])))
             }
         }
     }

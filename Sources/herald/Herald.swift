@@ -11,5 +11,6 @@ struct Herald: AsyncParsableCommand {
             AppCommand.self, DeviceCommand.self,
             ScheduleCommand.self, ListCommand.self, ShowCommand.self, CancelCommand.self,
             PresentCommand.self, DeliveriesCommand.self,
+            PushCommand.self,
         ])
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import HeraldAPI
+import HeraldCore
+import HeraldSandbox
 import Hummingbird
 import Logging
 import Metrics
@@ -42,12 +44,45 @@ struct ServeCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "herald")
 
+        // Development mode: an APNs sandbox beside the server, and a demo app pointed at it.
+        // Production never listens on a port it was not asked to, so this is off by default.
+        var sandbox: SandboxGateway?
+        if settings.sandboxEnabled {
+            let (host, port) = try ServerConfiguration.parseListenAddress(settings.sandboxListen)
+            let (adminHost, adminPort) = try ServerConfiguration.parseListenAddress(settings.sandboxAdmin)
+            let gateway = SandboxGateway(configuration: SandboxConfiguration(
+                host: host, port: port, adminHost: adminHost, adminPort: adminPort,
+                certificatesDirectory: settings.sandboxCertsDirectory), logger: Logger(label: "herald.sandbox"))
+            try await gateway.start()
+            sandbox = gateway
+            FileHandle.standardOutput.write(Data("herald sandbox listening on https://\(host):\(gateway.port) (inboxes at http://\(adminHost):\(gateway.adminPort)/inbox)\n".utf8))
+        }
+
         let server = try await HeraldServer(configuration: settings, registry: registry, logger: logger)
+        if let sandbox, let demoApp = settings.sandboxDemoApp {
+            try await registerDemoApp(demoApp, sandboxPort: sandbox.port, certs: settings.sandboxCertsDirectory, server: server)
+        }
         let host = settings.listenHost
         let application = server.makeApplication { port in
             // A stable line on stdout, so scripts and tests can learn the bound port.
             FileHandle.standardOutput.write(Data("herald listening on http://\(host):\(port)\n".utf8))
         }
-        try await application.runService()
+        do {
+            try await application.runService()
+        } catch {
+            await sandbox?.shutdown()
+            throw error
+        }
+        await sandbox?.shutdown()
+    }
+
+    /// Points `appID` at the local sandbox with the committed dev key, keeping its other settings.
+    private func registerDemoApp(_ appID: String, sandboxPort: Int, certs: String, server: HeraldServer) async throws {
+        var app = try await server.store.app(id: appID) ?? App(id: appID)
+        app.push = PushSettings(environment: "https://127.0.0.1:\(sandboxPort)", caFile: "\(certs)/dev-ca.pem",
+                                auth: .token(teamId: "DEVTEAM001", keyId: SandboxConfiguration.devKeyID,
+                                             keyFile: "\(certs)/dev-apns-key.p8"))
+        _ = try await server.store.saveApp(app)
+        FileHandle.standardOutput.write(Data("herald demo app \(appID) pushes to the sandbox\n".utf8))
     }
 }

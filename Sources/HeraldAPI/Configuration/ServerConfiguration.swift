@@ -16,6 +16,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var batchWindowMilliseconds = 2
     public var lateAfterMilliseconds = 1000
     public var maxBodyBytes = 1_048_576
+    public var maxPushBatch = 1000
+    public var pushTimeoutMilliseconds = 30_000
+    public var pushConnectionsPerApp = 2
+    public var sandboxEnabled = false
+    public var sandboxListen = "127.0.0.1:2197"
+    public var sandboxAdmin = "127.0.0.1:2198"
+    public var sandboxCertsDirectory = "Certs"
+    public var sandboxDemoApp: String?
 
     public init() {}
 
@@ -45,6 +53,36 @@ public struct ServerConfiguration: Sendable, Equatable {
         }),
         ("api.maxBodyBytes", { config, value throws(ConfigurationError) in
             config.maxBodyBytes = try parseInteger(value, key: "api.maxBodyBytes", range: 1024...(64 << 20))
+        }),
+        ("api.maxPushBatch", { config, value throws(ConfigurationError) in
+            config.maxPushBatch = try parseInteger(value, key: "api.maxPushBatch", range: 1...100_000)
+        }),
+        ("push.timeoutMs", { config, value throws(ConfigurationError) in
+            config.pushTimeoutMilliseconds = try parseInteger(value, key: "push.timeoutMs", range: 100...600_000)
+        }),
+        ("push.connectionsPerApp", { config, value throws(ConfigurationError) in
+            config.pushConnectionsPerApp = try parseInteger(value, key: "push.connectionsPerApp", range: 1...64)
+        }),
+        ("sandbox.enabled", { config, value throws(ConfigurationError) in
+            guard let flag = Bool(value.lowercased()) else {
+                throw ConfigurationError(key: "sandbox.enabled", message: "must be true or false")
+            }
+            config.sandboxEnabled = flag
+        }),
+        ("sandbox.listen", { config, value throws(ConfigurationError) in
+            _ = try parseListen(value, key: "sandbox.listen")
+            config.sandboxListen = value
+        }),
+        ("sandbox.admin", { config, value throws(ConfigurationError) in
+            _ = try parseListen(value, key: "sandbox.admin")
+            config.sandboxAdmin = value
+        }),
+        ("sandbox.certsDir", { config, value in config.sandboxCertsDirectory = value }),
+        ("sandbox.demoApp", { config, value throws(ConfigurationError) in
+            guard Identifier.isValid(value) else {
+                throw ConfigurationError(key: "sandbox.demoApp", message: "'\(value)' is not a bundle id")
+            }
+            config.sandboxDemoApp = value
         }),
     ]
 
@@ -115,6 +153,11 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         walk(root, prefix: "")
         return values
+    }
+
+    /// Splits `HOST:PORT` (brackets allowed around an IPv6 host).
+    public static func parseListenAddress(_ value: String) throws(ConfigurationError) -> (host: String, port: Int) {
+        try parseListen(value, key: "listen")
     }
 
     static func parseListen(_ value: String, key: String) throws(ConfigurationError) -> (String, Int) {

@@ -10,6 +10,8 @@ struct DeliveryResource: Encodable {
     var missed: Int
     var channel: String
     var outcome: String
+    var apnsStatus: Int?
+    var apnsId: String?
 
     init(_ delivery: Delivery) {
         occurrenceId = delivery.occurrenceID
@@ -20,5 +22,7 @@ struct DeliveryResource: Encodable {
         missed = delivery.missed
         channel = delivery.channel
         outcome = delivery.outcome
+        apnsStatus = delivery.apnsStatus
+        apnsId = delivery.apnsID
     }
 }

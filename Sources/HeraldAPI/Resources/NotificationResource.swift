@@ -56,11 +56,12 @@ struct NotificationBody: Decodable {
         return id
     }
 
-    /// Validates the schedule part.
-    func schedule() throws(HeraldError) -> NotificationSchedule {
+    /// Validates the schedule part; `deviceTimeZone` reads a floating notification's wall-clock `until`.
+    func schedule(deviceTimeZone: TimeZone) throws(HeraldError) -> NotificationSchedule {
         guard let fireDate else { throw .invalid("missingField", "fireDate is required") }
         return try NotificationSchedule(fireDate: fireDate, timeZone: timeZone, repeatUnit: `repeat`?.unit,
-                                        every: `repeat`?.every, count: `repeat`?.count, until: `repeat`?.until)
+                                        every: `repeat`?.every, count: `repeat`?.count, until: `repeat`?.until,
+                                        deviceTimeZone: deviceTimeZone)
     }
 }
 

@@ -1,9 +1,11 @@
 import HeraldCore
+import HeraldPush
 import Hummingbird
 
 /// `/v1/apps/{app}`: register, read and delete apps.
 struct AppRoutes {
     let services: APIServices
+    let gateway: PushGateway
 
     func register(on router: Router<BasicRequestContext>) {
         router.put("/v1/apps/:app") { request, context in
@@ -16,7 +18,12 @@ struct AppRoutes {
                 }
                 overflow = policy
             }
-            let app = App(id: id, overflow: overflow)
+            let app = App(id: id, overflow: overflow, push: body.push)
+            if let push = body.push {
+                try push.validate()
+                // Loading the credentials now refuses a missing key file before anything is stored.
+                _ = try await gateway.client(for: app)
+            }
             let created = try await services.store.saveApp(app)
             return try Response.json(AppResource(app), status: created ? .created : .ok)
         }

@@ -17,10 +17,11 @@ struct NotificationRoutes {
             let device = try await device(context)
             let body = try await services.body.decode(NotificationBody.self, from: request)
             let id = try body.notificationID()
-            let schedule = try body.schedule()
+            let deviceZone = try DeviceRules.timeZone(device.timeZone)
+            let schedule = try body.schedule(deviceTimeZone: deviceZone)
             let content = try body.content()
             let now = services.clock.now()
-            let next = try schedule.firstOccurrence(after: now, deviceTimeZone: try DeviceRules.timeZone(device.timeZone))
+            let next = try schedule.firstOccurrence(after: now, deviceTimeZone: deviceZone)
             let notification = LocalNotification(appID: device.appID, deviceID: device.id, id: id,
                                                  fireDate: schedule.fireDate, timeZone: schedule.timeZone,
                                                  repeatRule: schedule.repeatRule, content: content,

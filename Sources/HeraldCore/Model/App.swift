@@ -10,9 +10,12 @@ public enum OverflowPolicy: String, Codable, Sendable, CaseIterable {
 public struct App: Hashable, Sendable {
     public var id: String
     public var overflow: OverflowPolicy
+    /// How to reach APNs; nil for an app whose occurrences are only recorded.
+    public var push: PushSettings?
 
-    public init(id: String, overflow: OverflowPolicy = .reject) {
+    public init(id: String, overflow: OverflowPolicy = .reject, push: PushSettings? = nil) {
         self.id = id
         self.overflow = overflow
+        self.push = push
     }
 }

@@ -16,13 +16,16 @@ public struct NotificationSchedule: Hashable, Sendable {
     ///
     /// - An instant (`Z` or an offset) goes with no zone; a wall-clock time needs an IANA zone or
     ///   `"floating"`. Mixing the two is refused rather than guessed at.
+    /// - A wall-clock `until` is read in the notification's zone: for floating ones, the device's
+    ///   zone at the time of scheduling (`deviceTimeZone`).
     public init(fireDate text: String, timeZone zoneField: String?, repeatUnit: String?, every: Int?,
-                count: Int?, until: String?) throws(HeraldError) {
+                count: Int?, until: String?, deviceTimeZone: TimeZone = .gmt) throws(HeraldError) {
         let zone = FireTimeZone(fieldValue: zoneField)
-        let resolvedZone: TimeZone
+        let resolvedZone: TimeZone?
         switch zone {
         case .fixed(let identifier): resolvedZone = try DeviceRules.timeZone(identifier)
-        case .absolute, .floating: resolvedZone = TimeZone(identifier: "UTC")!
+        case .floating: resolvedZone = deviceTimeZone
+        case .absolute: resolvedZone = nil
         }
 
         if let instant = RFC3339.instant(from: text) {
@@ -69,6 +72,10 @@ public struct NotificationSchedule: Hashable, Sendable {
             if let instant = RFC3339.instant(from: untilText) {
                 end = .until(instant)
             } else if let local = LocalDateTime(parsing: untilText) {
+                guard let resolvedZone else {
+                    throw .invalid("timeZoneRequired",
+                                   "repeat.until '\(untilText)' is a wall-clock time but the fire date is an instant; add Z or an offset")
+                }
                 end = .until(WallClock.instant(of: local, in: resolvedZone))
             } else {
                 throw .invalid("invalidRepeat", "repeat.until '\(untilText)' is not a date-time")

@@ -42,12 +42,18 @@ public struct Delivery: Hashable, Sendable {
     public var firedAt: Date
     public var late: Bool
     public var missed: Int
-    /// `recorded` until a gateway exists; later `push`, `stream` or `inbox`.
+    /// `recorded` (no gateway configured), `push`, and later `stream` or `inbox`.
     public var channel: String
     public var outcome: String
+    /// For pushes: the HTTP status APNs answered with, and the `apns-id`.
+    public var apnsStatus: Int?
+    public var apnsID: String?
 
     public init(occurrenceID: String, appID: String, deviceID: String, notificationID: String, scheduledFor: Date,
-                firedAt: Date, late: Bool, missed: Int, channel: String, outcome: String) {
+                firedAt: Date, late: Bool, missed: Int, channel: String, outcome: String, apnsStatus: Int? = nil,
+                apnsID: String? = nil) {
+        self.apnsStatus = apnsStatus
+        self.apnsID = apnsID
         self.occurrenceID = occurrenceID
         self.appID = appID
         self.deviceID = deviceID
@@ -58,5 +64,40 @@ public struct Delivery: Hashable, Sendable {
         self.missed = missed
         self.channel = channel
         self.outcome = outcome
+    }
+}
+
+/// A device token APNs declared dead (410 Unregistered or ExpiredToken, 400 BadDeviceToken).
+public struct InvalidToken: Hashable, Sendable {
+    public var appID: String
+    public var token: String
+    public var reason: String
+    /// APNs' `timestamp` (milliseconds) when it gave one: the token is invalid since then.
+    public var apnsTimestamp: Int64?
+    public var invalidatedAt: Date
+
+    public init(appID: String, token: String, reason: String, apnsTimestamp: Int64?, invalidatedAt: Date) {
+        self.appID = appID
+        self.token = token
+        self.reason = reason
+        self.apnsTimestamp = apnsTimestamp
+        self.invalidatedAt = invalidatedAt
+    }
+}
+
+/// Something an app's backend should hear about, such as a token becoming invalid. Stored in an
+/// outbox so that it survives restarts until it is delivered.
+public struct FeedbackEvent: Hashable, Sendable {
+    /// `token.invalid`, `delivery.failed`, ...
+    public var type: String
+    public var appID: String
+    public var payload: [String: JSONValue]
+    public var createdAt: Date
+
+    public init(type: String, appID: String, payload: [String: JSONValue], createdAt: Date) {
+        self.type = type
+        self.appID = appID
+        self.payload = payload
+        self.createdAt = createdAt
     }
 }

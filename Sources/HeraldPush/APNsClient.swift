@@ -1,0 +1,134 @@
+import Foundation
+import HeraldCore
+import HeraldCrypto
+import HeraldHTTP2
+
+/// Sends pushes for one app to one APNs environment, over a small pool of HTTP/2 connections.
+///
+/// Token auth signs one provider token shared by every connection; certificate auth presents the
+/// app's client certificate during TLS. Rate limits and server errors are retried with backoff
+/// within the push's deadline; requests the server did not process (GOAWAY, REFUSED_STREAM) are
+/// resent on another connection; anything the server may have processed is never resent.
+public final class APNsClient: Sendable {
+    public let appID: String
+    public let settings: PushSettings
+    private let pool: APNsConnectionPool
+    private let providerTokens: ProviderTokenSource?
+    private let authority: String
+    private let retry: RetryPolicy
+    private let now: @Sendable () -> Date
+
+    /// Loads the credentials; a missing or unreadable key or certificate fails here, not on the
+    /// first push.
+    public init(appID: String, settings: PushSettings, poolSize: Int = 2, retry: RetryPolicy = RetryPolicy(),
+                now: @escaping @Sendable () -> Date = { Date() }) throws {
+        let endpoint = try settings.endpoint()
+        var tls = TLSConfiguration(trustRoots: settings.caFile.map { .caFile($0) } ?? .system, serverName: endpoint.host)
+        switch settings.auth {
+        case .token(let teamID, let keyID, let keyFile):
+            providerTokens = ProviderTokenSource(key: try ES256Key(contentsOfFile: keyFile), keyID: keyID, teamID: teamID)
+        case .certificate(let certFile, let keyFile, let password):
+            guard FileManager.default.isReadableFile(atPath: certFile) else {
+                throw HeraldError.invalid("invalidPushCredentials", "cannot read certificate file \(certFile)")
+            }
+            if certFile.hasSuffix(".p12") || certFile.hasSuffix(".pfx") {
+                tls.clientCertificate = .pkcs12(file: certFile, password: password ?? "")
+            } else {
+                tls.clientCertificate = .pem(certificateFile: certFile, keyFile: keyFile ?? certFile)
+            }
+            providerTokens = nil
+        }
+        self.appID = appID
+        self.settings = settings
+        self.retry = retry
+        self.now = now
+        authority = endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
+        pool = APNsConnectionPool(host: endpoint.host, port: endpoint.port, tls: tls, size: poolSize)
+    }
+
+    /// Connections currently open.
+    public var openConnections: Int {
+        get async { await pool.openConnections }
+    }
+
+    public func close() async {
+        await pool.closeAll()
+    }
+
+    /// Sends one push, retrying what is safe to retry, and never waiting past `timeout`.
+    public func send(_ push: APNsPush, timeout: Duration) async -> PushOutcome {
+        let deadline = ContinuousClock.now + timeout
+        var attempt = 0
+        while true {
+            attempt += 1
+            let remaining = deadline - .now
+            guard remaining > .zero else {
+                return PushOutcome(token: push.token, status: 504, reason: "timeout", attempts: attempt - 1)
+            }
+            var providerToken: ProviderToken?
+            do {
+                let connection = try await pool.connection()
+                var headers = push.headers
+                if let providerTokens {
+                    let token = try providerTokens.token(now: now())
+                    providerToken = token
+                    headers.append(("authorization", "bearer \(token.jwt)"))
+                }
+                let request = HTTP2Request(method: "POST", path: push.path, authority: authority, headers: headers,
+                                           body: [UInt8](push.payload))
+                let outcome = Self.outcome(of: try await connection.send(request, timeout: remaining), push: push,
+                                           attempts: attempt)
+                if outcome.succeeded || attempt >= retry.maximumAttempts { return outcome }
+                if outcome.apnsReason == .expiredProviderToken, let providerToken {
+                    // Renew only if the token is old enough; otherwise report the refusal.
+                    if providerTokens?.expired(providerToken, now: now()) == true { continue }
+                    return outcome
+                }
+                guard outcome.apnsReason?.isRetriable == true else { return outcome }
+                try await Task.sleep(for: min(retry.delay(afterAttempt: attempt), deadline - .now))
+            } catch let error as HTTP2Error {
+                switch error {
+                case .notProcessed where attempt < retry.maximumAttempts:
+                    continue
+                case .connectFailed where attempt < retry.maximumAttempts, .queueFull where attempt < retry.maximumAttempts:
+                    try? await Task.sleep(for: min(retry.delay(afterAttempt: attempt), max(.zero, deadline - .now)))
+                case .timeout:
+                    return PushOutcome(token: push.token, status: 504, reason: "timeout", attempts: attempt)
+                default:
+                    return PushOutcome(token: push.token, status: 502, reason: Self.reason(for: error), attempts: attempt)
+                }
+            } catch is CancellationError {
+                return PushOutcome(token: push.token, status: 504, reason: "cancelled", attempts: attempt)
+            } catch {
+                return PushOutcome(token: push.token, status: 500, reason: "\(error)", attempts: attempt)
+            }
+        }
+    }
+
+    static func outcome(of response: HTTP2Response, push: APNsPush, attempts: Int) -> PushOutcome {
+        let apnsID = response.header("apns-id") ?? push.id
+        guard response.status != 200 else {
+            return PushOutcome(token: push.token, status: 200, apnsID: apnsID, attempts: attempts)
+        }
+        let body = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        return PushOutcome(token: push.token, status: response.status, apnsID: apnsID,
+                           reason: body?["reason"] as? String ?? "HTTP\(response.status)",
+                           timestamp: (body?["timestamp"] as? NSNumber)?.int64Value, attempts: attempts)
+    }
+
+    /// A short stable reason for a transport failure.
+    static func reason(for error: HTTP2Error) -> String {
+        switch error {
+        case .notProcessed: return "notProcessed"
+        case .timeout: return "timeout"
+        case .connectionClosed: return "connectionClosed"
+        case .streamReset: return "streamReset"
+        case .tls: return "tlsFailure"
+        case .alpnNotNegotiated: return "alpnNotNegotiated"
+        case .connectFailed: return "connectFailed"
+        case .queueFull: return "queueFull"
+        case .protocolError: return "protocolError"
+        case .invalidConfiguration: return "invalidConfiguration"
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HeraldCore
+import HeraldCrypto
+import HeraldScheduler
+import HeraldStorage
+
+/// Delivers fired local notifications as alert pushes, as iOS presents a local notification when
+/// the app is not in the foreground. Apps without push settings have their occurrences recorded.
+public struct PushDeliveryChannel: DeliveryChannel {
+    let gateway: PushGateway
+    let store: any NotificationStore
+
+    public init(gateway: PushGateway, store: any NotificationStore) {
+        self.gateway = gateway
+        self.store = store
+    }
+
+    public func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
+        var outcomes = [DeliveryOutcome](repeating: DeliveryOutcome(channel: "none", outcome: "notDelivered"), count: batch.count)
+        let byApp = Dictionary(grouping: batch.indices, by: { batch[$0].device.appID })
+        for (appID, indices) in byApp {
+            guard let app = try? await store.app(id: appID), app.push != nil else {
+                for index in indices { outcomes[index] = DeliveryOutcome(channel: "recorded", outcome: "recorded") }
+                continue
+            }
+            var pushes: [APNsPush] = []
+            var pushIndices: [Int] = []
+            for index in indices {
+                let fired = batch[index]
+                guard let token = fired.device.token else {
+                    outcomes[index] = DeliveryOutcome(channel: "none", outcome: "noDeviceToken")
+                    continue
+                }
+                do {
+                    pushes.append(try APNsPush(token: token, type: .alert, bundleID: app.id,
+                                               id: Self.pushID(for: fired.occurrence), aps: fired.content.aps,
+                                               custom: fired.content.userInfo ?? [:]))
+                    pushIndices.append(index)
+                } catch {
+                    outcomes[index] = DeliveryOutcome(channel: "push", outcome: error.reason)
+                }
+            }
+            let results = await gateway.send(pushes, app: app)
+            for (index, result) in zip(pushIndices, results) {
+                outcomes[index] = DeliveryOutcome(channel: "push", outcome: result.succeeded ? "sent" : (result.reason ?? "failed"),
+                                                  apnsStatus: result.status, apnsID: result.apnsID)
+            }
+        }
+        return outcomes
+    }
+
+    /// A UUID derived from the occurrence, so a re-delivery after a crash carries the same
+    /// `apns-id` and can be recognised downstream.
+    static func pushID(for occurrence: Occurrence) -> String {
+        var bytes = SHA256.hash(Array("\(occurrence.appID)/\(occurrence.deviceID)/\(occurrence.id)".utf8))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8: custom
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
+        let hex = bytes.prefix(16).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        let characters = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+    }
+}

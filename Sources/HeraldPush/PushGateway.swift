@@ -1,0 +1,103 @@
+import Foundation
+import HeraldCore
+import Logging
+
+/// The push engine: one ``APNsClient`` per app and environment, and the rules around sending.
+///
+/// Tokens APNs declared dead are never sent to again (until the device registers them anew), and
+/// each newly dead token is recorded with a `token.invalid` feedback event.
+public actor PushGateway {
+    public struct Configuration: Sendable {
+        /// The longest one push may take, retries included.
+        public var timeout: Duration
+        /// Connections per app and environment.
+        public var connectionsPerApp: Int
+        /// Pushes in flight at once for one call.
+        public var concurrency: Int
+
+        public init(timeout: Duration = .seconds(30), connectionsPerApp: Int = 2, concurrency: Int = 2000) {
+            self.timeout = timeout
+            self.connectionsPerApp = connectionsPerApp
+            self.concurrency = concurrency
+        }
+    }
+
+    private let ledger: any TokenLedger
+    private let configuration: Configuration
+    private let logger: Logger
+    private var clients: [String: APNsClient] = [:]
+
+    public init(ledger: any TokenLedger, configuration: Configuration = Configuration(),
+                logger: Logger = Logger(label: "herald.push")) {
+        self.ledger = ledger
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The client for an app's current settings; a settings change replaces it.
+    public func client(for app: App) async throws(HeraldError) -> APNsClient {
+        guard let settings = app.push else {
+            throw .invalid("pushNotConfigured", "app '\(app.id)' has no push settings")
+        }
+        if let existing = clients[app.id], existing.settings == settings { return existing }
+        do {
+            let client = try APNsClient(appID: app.id, settings: settings, poolSize: configuration.connectionsPerApp)
+            if let old = clients.updateValue(client, forKey: app.id) { await old.close() }
+            return client
+        } catch let error as HeraldError {
+            throw error
+        } catch {
+            throw .invalid("invalidPushCredentials", "cannot load the push credentials of '\(app.id)': \(error)")
+        }
+    }
+
+    /// Sends pushes for one app; one outcome per push, in order.
+    ///
+    /// Statuses are APNs' own when APNs answered; otherwise Herald's: 410 `tokenInvalidated` (not
+    /// sent: the token is known dead), 422 for a push refused by the rules, 502/504 for transport
+    /// failures and timeouts.
+    public nonisolated func send(_ pushes: [APNsPush], app: App) async -> [PushOutcome] {
+        let client: APNsClient
+        do {
+            client = try await self.client(for: app)
+        } catch {
+            return pushes.map { PushOutcome(token: $0.token, status: 422, reason: error.reason, attempts: 0) }
+        }
+        let timeout = configuration.timeout
+        let ledger = self.ledger
+        var outcomes = [PushOutcome?](repeating: nil, count: pushes.count)
+        await withTaskGroup(of: (Int, PushOutcome).self) { group in
+            var next = 0
+            func startNext() -> Bool {
+                guard next < pushes.count else { return false }
+                let index = next
+                let push = pushes[index]
+                next += 1
+                group.addTask {
+                    if await ledger.isInvalid(appID: app.id, token: push.token) {
+                        return (index, PushOutcome(token: push.token, status: 410, reason: "tokenInvalidated", attempts: 0))
+                    }
+                    return (index, await client.send(push, timeout: timeout))
+                }
+                return true
+            }
+            for _ in 0..<configuration.concurrency where startNext() {}
+            for await (index, outcome) in group {
+                outcomes[index] = outcome
+                _ = startNext()
+            }
+        }
+        let results = outcomes.map { $0! }
+        for outcome in results where outcome.apnsReason?.invalidatesToken == true {
+            logger.notice("device token invalidated", metadata: ["app": "\(app.id)", "reason": "\(outcome.reason ?? "")"])
+            await ledger.invalidate(InvalidToken(appID: app.id, token: outcome.token, reason: outcome.reason ?? "",
+                                                 apnsTimestamp: outcome.timestamp, invalidatedAt: Date()))
+        }
+        return results
+    }
+
+    public func shutdown() async {
+        for client in clients.values { await client.close() }
+        clients.removeAll()
+    }
+}
