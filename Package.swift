@@ -52,6 +52,7 @@ let package = Package(
             "HeraldCore", "HeraldCrypto", "HeraldHTTP2",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // HTTP API (Hummingbird 2), configuration and server assembly.
         .target(name: "HeraldAPI", dependencies: [

@@ -13,14 +13,16 @@ public struct HeraldServer: Sendable {
     public let store: SQLiteStore
     public let engine: SchedulerEngine
     public let gateway: PushGateway
+    /// Devices connected to their live event stream.
+    public let streams: LiveStreams
     private let clock: any SchedulerClock
     private let registry: PrometheusCollectorRegistry
     private let logger: Logger
 
     /// Opens the store under the data directory and arms every pending notification.
     ///
-    /// - Parameter channel: where fired occurrences go; by default alert pushes through the
-    ///   gateway (recorded only, for apps without push settings).
+    /// - Parameter channel: where fired occurrences go; by default the device router (live
+    ///   stream, else alert push, else the device's inbox).
     public init(configuration: ServerConfiguration, clock: any SchedulerClock = SystemClock(),
                 channel: (any DeliveryChannel)? = nil,
                 registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
@@ -36,7 +38,10 @@ public struct HeraldServer: Sendable {
             configuration: .init(timeout: .milliseconds(configuration.pushTimeoutMilliseconds),
                                  connectionsPerApp: configuration.pushConnectionsPerApp),
             logger: logger)
-        let channel = channel ?? PushDeliveryChannel(gateway: gateway, store: store)
+        let streams = LiveStreams()
+        self.streams = streams
+        let channel = channel ?? DeviceRouter(streams: streams, push: PushDeliveryChannel(gateway: gateway, store: store),
+                                              ledger: StoredTokenLedger(store: store), store: store)
         engine = SchedulerEngine(
             store: store, channel: channel, clock: clock,
             configuration: .init(batchWindow: Double(configuration.batchWindowMilliseconds) / 1000,
@@ -54,6 +59,9 @@ public struct HeraldServer: Sendable {
         HealthRoutes(registry: registry).register(on: router)
         AppRoutes(services: services, gateway: gateway).register(on: router)
         PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch).register(on: router)
+        LifecycleRoutes(services: services, store: store, streams: streams, gateway: gateway,
+                        wakePushesPerHour: configuration.wakePushesPerHour,
+                        heartbeat: .milliseconds(configuration.heartbeatMilliseconds)).register(on: router)
         DeviceRoutes(services: services).register(on: router)
         NotificationRoutes(services: services).register(on: router)
         return router

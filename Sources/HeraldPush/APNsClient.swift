@@ -59,11 +59,13 @@ public final class APNsClient: Sendable {
     public func send(_ push: APNsPush, timeout: Duration) async -> PushOutcome {
         let deadline = ContinuousClock.now + timeout
         var attempt = 0
+        // What APNs said last, so a deadline that ends a backoff still reports the real refusal.
+        var lastAnswer: PushOutcome?
         while true {
             attempt += 1
             let remaining = deadline - .now
             guard remaining > .zero else {
-                return PushOutcome(token: push.token, status: 504, reason: "timeout", attempts: attempt - 1)
+                return lastAnswer ?? PushOutcome(token: push.token, status: 504, reason: "timeout", attempts: attempt - 1)
             }
             var providerToken: ProviderToken?
             do {
@@ -85,6 +87,7 @@ public final class APNsClient: Sendable {
                     return outcome
                 }
                 guard outcome.apnsReason?.isRetriable == true else { return outcome }
+                lastAnswer = outcome
                 try await Task.sleep(for: min(retry.delay(afterAttempt: attempt), deadline - .now))
             } catch let error as HTTP2Error {
                 switch error {

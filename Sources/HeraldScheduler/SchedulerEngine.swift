@@ -40,6 +40,9 @@ public actor SchedulerEngine: Service {
     /// The sleep in progress and the instant it ends at, so an earlier arrival can cut it short.
     private var sleeper: Task<Void, Never>?
     private var sleepingUntil: Int64?
+    /// Outcomes not yet stored: they ride along with the next batch's transaction, or are
+    /// flushed before the timer sleeps, so a busy engine commits once per batch.
+    private var unsavedCompletions: [CompletedDelivery] = []
 
     public init(store: any NotificationStore, channel: any DeliveryChannel, clock: any SchedulerClock = SystemClock(),
                 configuration: Configuration = Configuration(), logger: Logger = Logger(label: "herald.scheduler")) {
@@ -107,12 +110,27 @@ public actor SchedulerEngine: Service {
         while !Task.isCancelled {
             let windowEnd = clock.now().millisecondsSince1970 + Int64(configuration.batchWindow * 1000)
             if let next = timers.first, next.fireAt <= windowEnd {
-                _ = await fireDueBatch()
+                _ = await fireBatch()
             } else {
+                await flushCompletions()
                 await sleep(until: timers.first?.fireAt)
             }
         }
         sleeper?.cancel()
+        await flushCompletions()
+    }
+
+    private func flushCompletions() async {
+        guard !unsavedCompletions.isEmpty else { return }
+        let completions = unsavedCompletions
+        unsavedCompletions = []
+        do {
+            try await store.completeDeliveries(completions)
+        } catch {
+            // Still pending in storage: a restart hands them over again; keep trying meanwhile.
+            unsavedCompletions = completions + unsavedCompletions
+            logger.error("storing delivery outcomes failed", metadata: ["error": "\(error)"])
+        }
     }
 
     private func sleep(until fireAt: Int64?) async {
@@ -130,10 +148,16 @@ public actor SchedulerEngine: Service {
         sleepingUntil = nil
     }
 
-    /// Fires one batch of everything due now (within the batch window). Returns how many
-    /// occurrences fired. The run loop calls this; tests call it to step time by hand.
+    /// Fires one batch of everything due now (within the batch window) and stores every
+    /// outcome. Returns how many occurrences fired. Tests call this to step time by hand.
     @discardableResult
     public func fireDueBatch() async -> Int {
+        let fired = await fireBatch()
+        await flushCompletions()
+        return fired
+    }
+
+    private func fireBatch() async -> Int {
         let now = clock.now()
         let windowEnd = now.millisecondsSince1970 + Int64(configuration.batchWindow * 1000)
         var keys: [Int64] = []
@@ -146,6 +170,8 @@ public actor SchedulerEngine: Service {
         do {
             let due = try await store.dueNotifications(keys: keys)
             return try await fire(due, now: now, windowEnd: windowEnd)
+        } catch is CancellationError {
+            return 0
         } catch {
             // Storage failed: nothing was committed. Put the timers back and retry shortly.
             logger.error("firing a batch failed; retrying in 1 s", metadata: ["error": "\(error)"])
@@ -183,14 +209,23 @@ public actor SchedulerEngine: Service {
             advances.append(.init(key: item.key, revision: item.revision, next: plan.next))
         }
         guard !advances.isEmpty else { return 0 }
-        let commit = try await store.commitFiring(FiringBatch(deliveries: deliveries, advances: advances))
+        let completions = unsavedCompletions
+        unsavedCompletions = []
+        let commit: FiringCommit
+        do {
+            commit = try await store.commitFiring(FiringBatch(deliveries: deliveries, advances: advances,
+                                                             completions: completions))
+        } catch {
+            unsavedCompletions = completions + unsavedCompletions
+            throw error
+        }
         for entry in commit.armed { timers.insert(entry) }
         firedCounter.increment(by: fired.count)
         for item in fired {
             latenessTimer.recordNanoseconds(max(0, Int64(now.timeIntervalSince(item.occurrence.scheduledFor) * 1e9)))
         }
         let outcomes = await channel.deliver(fired)
-        try await store.completeDeliveries(zip(commit.deliveryIDs, outcomes).map(Self.completed))
+        unsavedCompletions += zip(commit.deliveryIDs, outcomes).map(Self.completed)
         return fired.count
     }
 

@@ -50,6 +50,24 @@ public protocol NotificationStore: Sendable {
     /// Feedback events in the order they were raised, after the given key.
     func feedbackEvents(after key: Int64, limit: Int) async throws -> [(key: Int64, event: FeedbackEvent)]
 
+    // MARK: Lifecycle and coalescing
+
+    /// Moves a device to `state`. A move from asleep to awake, or any move with `drain`, wakes
+    /// it: the coalesced backlog and the inbox are taken in the same transaction and returned.
+    /// Throws `invalidTransition` for a move iOS cannot make.
+    func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
+                  catalog: EventCatalog) async throws -> WakeResult
+    /// Records reported events: live for an awake, connected device (remembered as delivered),
+    /// otherwise queued and collapsed. All are validated first; a refused event changes nothing.
+    func ingestEvents(appID: String, deviceID: String, events: [SystemEvent], catalog: EventCatalog,
+                      connected: Bool) async throws -> EventIngestion
+    func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification]
+    /// Holds fired local notifications for devices with no channel until they wake.
+    func holdInInbox(_ items: [InboxItem]) async throws
+    /// Throttles content-available wake pushes: true, and recorded, if fewer than `perHour` went
+    /// out in the last hour.
+    func recordWakePush(appID: String, deviceID: String, now: Date, perHour: Int) async throws -> Bool
+
     // MARK: Scheduler
 
     /// Every pending notification's timer entry, in no particular order.
@@ -117,10 +135,13 @@ public struct FiringBatch: Sendable {
 
     public var deliveries: [Delivery]
     public var advances: [Advance]
+    /// Outcomes of earlier batches, stored in this batch's transaction rather than their own.
+    public var completions: [CompletedDelivery]
 
-    public init(deliveries: [Delivery], advances: [Advance]) {
+    public init(deliveries: [Delivery], advances: [Advance], completions: [CompletedDelivery] = []) {
         self.deliveries = deliveries
         self.advances = advances
+        self.completions = completions
     }
 }
 

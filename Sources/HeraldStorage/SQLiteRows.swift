@@ -10,8 +10,8 @@ extension SQLiteStore {
         return encoder
     }()
 
-    static let deviceColumns = "app_id, id, time_zone, token, voip_token, locale, state"
-    static let deviceColumnsAliased = "d.app_id, d.id, d.time_zone, d.token, d.voip_token, d.locale, d.state"
+    static let deviceColumns = "app_id, id, time_zone, token, voip_token, locale, state, background_modes"
+    static let deviceColumnsAliased = "d.app_id, d.id, d.time_zone, d.token, d.voip_token, d.locale, d.state, d.background_modes"
     static let notificationColumns = """
         n.app_id, n.device_id, n.id, n.fire_date, n.time_zone, n.repeat_unit, n.repeat_every, n.repeat_count,
         n.repeat_until, n.content, n.next_index, n.next_fire_at
@@ -25,13 +25,15 @@ extension SQLiteStore {
 
     static func app(from row: Row) throws -> App {
         let push = try (row[2] as String?).map { try JSONDecoder().decode(PushSettings.self, from: Data($0.utf8)) }
-        return App(id: row[0], overflow: OverflowPolicy(rawValue: row[1]) ?? .reject, push: push)
+        let customKinds = try (row[3] as String?).map { try JSONDecoder().decode([CustomKind].self, from: Data($0.utf8)) } ?? []
+        return App(id: row[0], overflow: OverflowPolicy(rawValue: row[1]) ?? .reject, push: push, customKinds: customKinds)
     }
 
     static func device(from row: Row, offset: Int = 0) throws -> Device {
         Device(appID: row[offset], id: row[offset + 1], timeZone: row[offset + 2], token: row[offset + 3],
                voipToken: row[offset + 4], locale: row[offset + 5],
-               state: LifecycleState(rawValue: row[offset + 6]) ?? .notRunning)
+               state: LifecycleState(rawValue: row[offset + 6]) ?? .notRunning,
+               backgroundModes: (row[offset + 7] as String).split(separator: ",").map(String.init))
     }
 
     static func notification(from row: Row) throws -> LocalNotification {

@@ -85,6 +85,37 @@ extension SQLiteStore {
                 );
                 """)
         }
+        migrator.registerMigration("v3: lifecycle, coalesced event queues, device inboxes") { db in
+            try db.execute(sql: """
+                ALTER TABLE device ADD COLUMN background_modes TEXT NOT NULL DEFAULT '';
+                ALTER TABLE app ADD COLUMN custom_kinds TEXT;
+                -- One row per device with a backlog or a memory of what it last received: bounded
+                -- by kinds and keys, never by the number of events.
+                CREATE TABLE device_events (
+                    app_id TEXT NOT NULL,
+                    device_id TEXT NOT NULL,
+                    queue TEXT NOT NULL,
+                    wake_pushes TEXT NOT NULL DEFAULT '[]',
+                    PRIMARY KEY (app_id, device_id),
+                    FOREIGN KEY (app_id, device_id) REFERENCES device(app_id, id) ON DELETE CASCADE
+                ) WITHOUT ROWID;
+                -- Local notifications held for a device with no channel, delivered on wake.
+                CREATE TABLE device_inbox (
+                    key INTEGER PRIMARY KEY AUTOINCREMENT,
+                    app_id TEXT NOT NULL,
+                    device_id TEXT NOT NULL,
+                    occurrence_id TEXT NOT NULL,
+                    notification_id TEXT NOT NULL,
+                    scheduled_for INTEGER NOT NULL,
+                    fired_at INTEGER NOT NULL,
+                    late INTEGER NOT NULL,
+                    missed INTEGER NOT NULL,
+                    content TEXT NOT NULL,
+                    FOREIGN KEY (app_id, device_id) REFERENCES device(app_id, id) ON DELETE CASCADE
+                );
+                CREATE INDEX device_inbox_by_device ON device_inbox(app_id, device_id, key);
+                """)
+        }
         return migrator
     }
 }

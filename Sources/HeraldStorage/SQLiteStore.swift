@@ -12,8 +12,9 @@ public final class SQLiteStore: NotificationStore {
         case full = "FULL"
     }
 
-    private let pool: DatabasePool
+    let pool: DatabasePool
     public let path: String
+    private let checkpointer: Task<Void, Never>
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
     public init(path: String, synchronous: Synchronous = .normal) throws {
@@ -24,10 +25,42 @@ public final class SQLiteStore: NotificationStore {
         // Concurrent API writers wait for each other instead of failing.
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+            // A larger page cache keeps the timer and delivery indexes in memory under load.
+            try db.execute(sql: "PRAGMA cache_size = -65536")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        // Set on the writer after the pool opened it: DatabasePool applies its own default
+        // (NORMAL) after prepareDatabase, which would silently undo FULL.
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+            // Checkpoints normally run in the background (below); this is only a safety net.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
+        }
         try Self.migrator.migrate(pool)
+        checkpointer = Self.startCheckpointer(path: path, configuration: configuration)
+    }
+
+    deinit {
+        checkpointer.cancel()
+    }
+
+    /// The writer's `synchronous` setting as SQLite reports it (1 = NORMAL, 2 = FULL).
+    public func synchronousSetting() throws -> Int {
+        try pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
+    /// Copies the WAL back into the database file every 250 ms on a connection of its own.
+    ///
+    /// A checkpoint syncs the database file; run inside a commit it stalls whoever committed
+    /// (the scheduler, mid-batch) for milliseconds. Passive checkpoints here never block writers.
+    private static func startCheckpointer(path: String, configuration: Configuration) -> Task<Void, Never> {
+        Task.detached(priority: .utility) {
+            guard let connection = try? DatabaseQueue(path: path, configuration: configuration) else { return }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                _ = try? await connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
+            }
+        }
     }
 
     /// Opens `herald.sqlite` in `directory`, creating the directory if needed.
@@ -41,20 +74,21 @@ public final class SQLiteStore: NotificationStore {
     public func saveApp(_ app: App) async throws -> Bool {
         let now = Date().millisecondsSince1970
         let push = try app.push.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
+        let customKinds = String(decoding: try Self.encoder.encode(app.customKinds), as: UTF8.self)
         return try await pool.write { db in
             let existed = try Bool.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [app.id]) ?? false
             try db.execute(sql: """
-                INSERT INTO app (id, overflow, push, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO app (id, overflow, push, custom_kinds, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET overflow = excluded.overflow, push = excluded.push,
-                    updated_at = excluded.updated_at
-                """, arguments: [app.id, app.overflow.rawValue, push, now, now])
+                    custom_kinds = excluded.custom_kinds, updated_at = excluded.updated_at
+                """, arguments: [app.id, app.overflow.rawValue, push, customKinds, now, now])
             return !existed
         }
     }
 
     public func app(id: String) async throws -> App? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT id, overflow, push FROM app WHERE id = ?", arguments: [id]).map(Self.app(from:))
+            try Row.fetchOne(db, sql: "SELECT id, overflow, push, custom_kinds FROM app WHERE id = ?", arguments: [id]).map(Self.app(from:))
         }
     }
 
@@ -76,13 +110,15 @@ public final class SQLiteStore: NotificationStore {
             let previousZone = try String.fetchOne(
                 db, sql: "SELECT time_zone FROM device WHERE app_id = ? AND id = ?", arguments: [device.appID, device.id])
             try db.execute(sql: """
-                INSERT INTO device (app_id, id, time_zone, token, voip_token, locale, state, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO device (app_id, id, time_zone, token, voip_token, locale, state, background_modes,
+                    created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(app_id, id) DO UPDATE SET time_zone = excluded.time_zone, token = excluded.token,
                     voip_token = excluded.voip_token, locale = excluded.locale, state = excluded.state,
-                    updated_at = excluded.updated_at
+                    background_modes = excluded.background_modes, updated_at = excluded.updated_at
                 """, arguments: [device.appID, device.id, device.timeZone, device.token, device.voipToken,
-                                 device.locale, device.state.rawValue, nowMilliseconds, nowMilliseconds])
+                                 device.locale, device.state.rawValue, device.backgroundModes.joined(separator: ","),
+                                 nowMilliseconds, nowMilliseconds])
             // Registering a token again means the app got it anew from the OS: it is valid again.
             for token in [device.token, device.voipToken].compactMap({ $0 }) {
                 try db.execute(sql: "DELETE FROM invalid_token WHERE app_id = ? AND token = ?", arguments: [device.appID, token])
@@ -275,20 +311,24 @@ public final class SQLiteStore: NotificationStore {
                     try remove.execute(arguments: [step.key, step.revision])
                 }
             }
+            try Self.complete(batch.completions, db)
             return FiringCommit(deliveryIDs: deliveryIDs, armed: armed)
         }
     }
 
     public func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws {
         guard !outcomes.isEmpty else { return }
-        try await pool.write { db in
-            let update = try db.cachedStatement(sql: """
-                UPDATE delivery SET channel = ?, outcome = ?, apns_status = ?, apns_id = ? WHERE key = ?
-                """)
-            for completed in outcomes {
-                try update.execute(arguments: [completed.channel, completed.outcome, completed.apnsStatus,
-                                               completed.apnsID, completed.deliveryID])
-            }
+        try await pool.write { db in try Self.complete(outcomes, db) }
+    }
+
+    static func complete(_ outcomes: [CompletedDelivery], _ db: Database) throws {
+        guard !outcomes.isEmpty else { return }
+        let update = try db.cachedStatement(sql: """
+            UPDATE delivery SET channel = ?, outcome = ?, apns_status = ?, apns_id = ? WHERE key = ?
+            """)
+        for completed in outcomes {
+            try update.execute(arguments: [completed.channel, completed.outcome, completed.apnsStatus,
+                                           completed.apnsID, completed.deliveryID])
         }
     }
 

@@ -15,12 +15,15 @@ struct DeviceCommand: AsyncParsableCommand {
         @Option(help: "APNs device token (hex).") var token: String?
         @Option(help: "APNs VoIP token (hex).") var voipToken: String?
         @Option(help: "Locale, e.g. fr_FR.") var locale: String?
+        @Option(name: .customLong("background-mode"), help: "remote-notification, voip or fetch; repeat for several.")
+        var backgroundModes: [String] = []
 
         func run() async throws {
             var body: [String: Any] = ["timeZone": timeZone]
             if let token { body["token"] = token }
             if let voipToken { body["voipToken"] = voipToken }
             if let locale { body["locale"] = locale }
+            if !backgroundModes.isEmpty { body["backgroundModes"] = backgroundModes }
             let reply = try await options.client.send("PUT", "/v1/apps/\(app)/devices/\(device)", json: body)
             if options.json { return reply.printJSON() }
             print("device \(device) \(reply.status == 201 ? "created" : "updated") (time zone \(timeZone))")

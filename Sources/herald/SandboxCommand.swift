@@ -33,10 +33,10 @@ struct SandboxCommand: AsyncParsableCommand {
             commandName: "run",
             abstract: "Serve APNs on HTTP/2 + TLS with the dev certificates, until SIGINT or SIGTERM.")
 
-        @Option(help: "Address for APNs clients, HOST:PORT (default 127.0.0.1:2197).")
+        @Option(help: "Address for APNs clients, HOST:PORT (port 0 picks a free one).")
         var listen = "127.0.0.1:\(SandboxConfiguration.defaultPort)"
 
-        @Option(help: "Address of the admin API, HOST:PORT on loopback (default 127.0.0.1:2198).")
+        @Option(help: "Address of the admin API, HOST:PORT on loopback.")
         var admin = "127.0.0.1:\(SandboxConfiguration.defaultAdminPort)"
 
         @Option(help: "Directory with sandbox-server.pem/.key, dev-ca.pem and dev-apns-key.pub.pem.")
@@ -82,11 +82,7 @@ struct SandboxCommand: AsyncParsableCommand {
             let gateway = SandboxGateway(configuration: configuration, logger: Logger(label: "herald.sandbox"))
             // Signals are caught before starting, so one that arrives during start-up is not lost.
             let signals = TerminationSignals()
-            do {
-                try await gateway.start()
-            } catch let error as SandboxError {
-                throw ValidationError(error.description)
-            }
+            try await gateway.start()
             // A stable line on stdout, so scripts and tests can learn the bound ports.
             let line = "herald sandbox listening on https://\(Self.hostForURL(configuration.host)):\(gateway.port)"
                 + " (admin http://\(Self.hostForURL(configuration.adminHost)):\(gateway.adminPort))\n"

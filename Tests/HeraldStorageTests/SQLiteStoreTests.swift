@@ -62,6 +62,15 @@ struct SQLiteStoreTests {
         #expect(FileManager.default.fileExists(atPath: temporary.directory + "/herald.sqlite-wal"))
     }
 
+    @Test("storage.synchronous reaches the writer connection: normal is 1, full is 2")
+    func synchronousSetting() throws {
+        let normal = try TemporaryStore()
+        #expect(try normal.store.synchronousSetting() == 1)
+        let directory = NSTemporaryDirectory() + "herald-full-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try SQLiteStore(directory: directory, synchronous: .full).synchronousSetting() == 2)
+    }
+
     @Test("Notifications list soonest first")
     func listSorted() async throws {
         let temporary = try await prepared()

@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxPushBatch = 1000
     public var pushTimeoutMilliseconds = 30_000
     public var pushConnectionsPerApp = 2
+    public var wakePushesPerHour = 3
+    public var heartbeatMilliseconds = 15_000
     public var sandboxEnabled = false
     public var sandboxListen = "127.0.0.1:2197"
     public var sandboxAdmin = "127.0.0.1:2198"
@@ -62,6 +64,12 @@ public struct ServerConfiguration: Sendable, Equatable {
         }),
         ("push.connectionsPerApp", { config, value throws(ConfigurationError) in
             config.pushConnectionsPerApp = try parseInteger(value, key: "push.connectionsPerApp", range: 1...64)
+        }),
+        ("coalescer.wakePushesPerHour", { config, value throws(ConfigurationError) in
+            config.wakePushesPerHour = try parseInteger(value, key: "coalescer.wakePushesPerHour", range: 0...60)
+        }),
+        ("coalescer.heartbeatMs", { config, value throws(ConfigurationError) in
+            config.heartbeatMilliseconds = try parseInteger(value, key: "coalescer.heartbeatMs", range: 10...3_600_000)
         }),
         ("sandbox.enabled", { config, value throws(ConfigurationError) in
             guard let flag = Bool(value.lowercased()) else {

@@ -7,6 +7,7 @@ struct DeviceBody: Decodable {
     var token: String?
     var voipToken: String?
     var locale: String?
+    var backgroundModes: [String]?
 
     /// Validates the body into a device, keeping `state` from the stored one.
     func device(appID: String, id: String, state: LifecycleState) throws(HeraldError) -> Device {
@@ -16,7 +17,7 @@ struct DeviceBody: Decodable {
                       token: try token.map { value throws(HeraldError) in try DeviceRules.token(value, field: "token") },
                       voipToken: try voipToken.map { value throws(HeraldError) in try DeviceRules.token(value, field: "voipToken") },
                       locale: try locale.map { value throws(HeraldError) in try DeviceRules.locale(value) },
-                      state: state)
+                      state: state, backgroundModes: try DeviceRules.backgroundModes(backgroundModes ?? []))
     }
 }
 
@@ -29,6 +30,7 @@ struct DeviceResource: Encodable {
     var voipToken: String?
     var locale: String?
     var state: String
+    var backgroundModes: [String]
 
     init(_ device: Device) {
         app = device.appID
@@ -38,6 +40,7 @@ struct DeviceResource: Encodable {
         voipToken = device.voipToken
         locale = device.locale
         state = device.state.rawValue
+        backgroundModes = device.backgroundModes
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -50,7 +53,8 @@ struct DeviceResource: Encodable {
         try container.encode(voipToken, forKey: .voipToken)
         try container.encode(locale, forKey: .locale)
         try container.encode(state, forKey: .state)
+        try container.encode(backgroundModes, forKey: .backgroundModes)
     }
 
-    enum CodingKeys: String, CodingKey { case app, id, timeZone, token, voipToken, locale, state }
+    enum CodingKeys: String, CodingKey { case app, id, timeZone, token, voipToken, locale, state, backgroundModes }
 }

@@ -18,7 +18,9 @@ struct AppRoutes {
                 }
                 overflow = policy
             }
-            let app = App(id: id, overflow: overflow, push: body.push)
+            let customKinds = body.customKinds ?? []
+            _ = try EventCatalog(customKinds: customKinds)
+            let app = App(id: id, overflow: overflow, push: body.push, customKinds: customKinds)
             if let push = body.push {
                 try push.validate()
                 // Loading the credentials now refuses a missing key file before anything is stored.

@@ -12,10 +12,13 @@ public struct App: Hashable, Sendable {
     public var overflow: OverflowPolicy
     /// How to reach APNs; nil for an app whose occurrences are only recorded.
     public var push: PushSettings?
+    /// System-event kinds the app declares beyond the built-in iOS set.
+    public var customKinds: [CustomKind]
 
-    public init(id: String, overflow: OverflowPolicy = .reject, push: PushSettings? = nil) {
+    public init(id: String, overflow: OverflowPolicy = .reject, push: PushSettings? = nil, customKinds: [CustomKind] = []) {
         self.id = id
         self.overflow = overflow
         self.push = push
+        self.customKinds = customKinds
     }
 }

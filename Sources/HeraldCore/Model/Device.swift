@@ -11,6 +11,13 @@ public enum LifecycleState: String, Codable, Sendable, CaseIterable {
         case .notRunning, .suspended: return false
         }
     }
+
+    /// Whether iOS can move an app from this state to `next`. Only a background app is
+    /// suspended; everything else may follow a launch, a user action or a termination.
+    public func canMove(to next: LifecycleState) -> Bool {
+        guard next == .suspended else { return true }
+        return self == .background || self == .suspended
+    }
 }
 
 /// One installation of an app. The 128-notification limit applies per device.
@@ -24,9 +31,12 @@ public struct Device: Hashable, Sendable {
     public var voipToken: String?
     public var locale: String?
     public var state: LifecycleState
+    /// Background modes the app declared: `remote-notification`, `voip`, `fetch`.
+    public var backgroundModes: [String]
 
     public init(appID: String, id: String, timeZone: String, token: String? = nil, voipToken: String? = nil,
-                locale: String? = nil, state: LifecycleState = .notRunning) {
+                locale: String? = nil, state: LifecycleState = .notRunning, backgroundModes: [String] = []) {
+        self.backgroundModes = backgroundModes
         self.appID = appID
         self.id = id
         self.timeZone = timeZone
@@ -39,6 +49,16 @@ public struct Device: Hashable, Sendable {
 
 /// Validation of the values a device registration carries.
 public enum DeviceRules {
+    public static let backgroundModes: Set<String> = ["remote-notification", "voip", "fetch"]
+
+    /// The declared background modes, each one of ``backgroundModes``, without repeats.
+    public static func backgroundModes(_ modes: [String]) throws(HeraldError) -> [String] {
+        for mode in modes where !backgroundModes.contains(mode) {
+            throw .invalid("invalidBackgroundMode", "'\(mode)' is not one of \(backgroundModes.sorted().joined(separator: ", "))")
+        }
+        return Array(Set(modes)).sorted()
+    }
+
     /// An IANA zone id that this machine's tz database knows.
     public static func timeZone(_ identifier: String) throws(HeraldError) -> TimeZone {
         // TimeZone(identifier:) also accepts abbreviations and "GMT+2"; we want region ids only.

@@ -1,0 +1,58 @@
+import Foundation
+import HeraldScheduler
+import Synchronization
+
+/// What a firing run observed: per occurrence, handed-over time minus its instant (seconds,
+/// negative when handed over early), and when the last one was handed over.
+struct FiringObservation: Sendable {
+    var lateness: [Double] = []
+    var lastHandedAt: Date?
+    /// Hand-overs (batches) and the largest one.
+    var batches = 0
+    var largestBatch = 0
+
+    var batchSummary: String {
+        let mean = Double(lateness.count) / Double(Swift.max(1, batches))
+        return String(format: "%d batches, mean %.1f, largest %d", batches, mean, largestBatch)
+    }
+}
+
+/// Collects lateness samples from whichever task hands occurrences over.
+final class LatenessRecorder: Sendable {
+    private let state: Mutex<FiringObservation>
+
+    init(expected: Int) {
+        var initial = FiringObservation()
+        initial.lateness.reserveCapacity(expected)
+        state = Mutex(initial)
+    }
+
+    /// Records a batch handed over at `handedAt`, for occurrences due at `scheduled`.
+    func record(handedAt: Date, scheduled: some Sequence<Date>) {
+        state.withLock { observation in
+            let before = observation.lateness.count
+            for date in scheduled {
+                observation.lateness.append(handedAt.timeIntervalSince(date))
+            }
+            observation.lastHandedAt = handedAt
+            observation.batches += 1
+            observation.largestBatch = Swift.max(observation.largestBatch, observation.lateness.count - before)
+        }
+    }
+
+    var count: Int { state.withLock { $0.lateness.count } }
+
+    var observation: FiringObservation { state.withLock { $0 } }
+}
+
+/// The delivery channel the engine hands fired occurrences to in the benchmark: it notes the
+/// time of hand-over once per batch, records each occurrence's lateness, and reports them recorded.
+struct LatenessChannel: DeliveryChannel {
+    let recorder: LatenessRecorder
+
+    func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
+        let handedAt = Date()
+        recorder.record(handedAt: handedAt, scheduled: batch.lazy.map(\.occurrence.scheduledFor))
+        return Array(repeating: DeliveryOutcome(channel: "recorded", outcome: "recorded"), count: batch.count)
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+// herald-bench: the scheduler engine's benchmarks. See Benchmarks/README.md; `run.sh` drives it.
+
+let options: Options
+do {
+    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    progress("\(error)\n\(Options.usage)")
+    exit(2)
+}
+
+do {
+    switch options.command {
+    case "all":
+        for row in try await ArmingBenchmark.run(options) { row.emit() }
+        for row in try await FiringBenchmark.run(options) { row.emit() }
+    case "arming":
+        for row in try await ArmingBenchmark.run(options) { row.emit() }
+    case "firing":
+        for row in try await FiringBenchmark.run(options) { row.emit() }
+    case "arm-probe":
+        try await ArmingProbe.main(options)
+    case "table":
+        try ResultTable.print(rowsFile: options.rows)
+    case "serve":
+        try await ServeCommand.run()
+    default:
+        progress("unknown command '\(options.command)'\n\(Options.usage)")
+        exit(2)
+    }
+} catch {
+    progress("failed: \(error)")
+    exit(1)
+}

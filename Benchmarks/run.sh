@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Herald benchmarks: builds, runs the in-process scheduler benchmarks (herald-bench) and the HTTP
+# schedule benchmark (wrk against a server it starts), and prints one table.
+#
+#   bash Benchmarks/run.sh           full sizes, release build in .build-release
+#   bash Benchmarks/run.sh --smoke   tiny sizes, debug build in .build (for CI)
+#
+# Progress goes to stderr; the table goes to stdout. Every speed is shown next to a reference
+# measured on the same machine in the same run, with the ratio measured ÷ reference.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+SMOKE=0
+case "${1:-}" in
+  --smoke) SMOKE=1 ;;
+  "") ;;
+  *) echo "usage: bash Benchmarks/run.sh [--smoke]" >&2; exit 2 ;;
+esac
+
+if [[ $SMOKE == 1 ]]; then
+  BUILD=(swift build)
+  BIN=$ROOT/.build/debug
+  BENCH_SIZES=(--notifications 10000 --devices 100 --burst 1000 --rate 1000 --seconds 1 --rounds 1)
+  HTTP_SECONDS=1
+  HTTP_DEVICES=200
+  MODE_LABEL="smoke, debug build"
+else
+  BUILD=(swift build -c release --scratch-path .build-release)
+  BIN=$ROOT/.build-release/release
+  BENCH_SIZES=(--notifications 1000000 --devices 10000 --burst 100000 --rate 10000 --seconds 10 --rounds 3)
+  HTTP_SECONDS=10
+  HTTP_DEVICES=4000
+  MODE_LABEL="release build"
+fi
+WRK_THREADS=2
+WRK_CONNECTIONS=32
+
+say() { echo "run.sh: $*" >&2; }
+
+command -v wrk >/dev/null || { say "wrk is missing (Debian: apt-get install wrk)"; exit 1; }
+command -v curl >/dev/null || { say "curl is missing"; exit 1; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/herald-bench.XXXXXX")
+SERVER_PID=""
+stop_server() {
+  if [[ -n $SERVER_PID ]]; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+  fi
+}
+cleanup() { stop_server; rm -rf "$WORK"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- build ---------------------------------------------------------------------------------
+say "building herald-bench (${MODE_LABEL})"
+"${BUILD[@]}" --product herald-bench >&2
+HERALD_BUILT=1
+say "building herald (${MODE_LABEL})"
+if ! "${BUILD[@]}" --product herald >&2; then
+  HERALD_BUILT=0
+  say "herald did not build; the HTTP benchmark will use herald-bench serve (the same HeraldServer)"
+fi
+
+ROWS=$WORK/rows.tsv
+: >"$ROWS"
+
+# ---- in-process benchmarks -----------------------------------------------------------------
+say "running herald-bench ${BENCH_SIZES[*]}"
+"$BIN/herald-bench" all "${BENCH_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
+
+# ---- HTTP schedule benchmark ---------------------------------------------------------------
+free_port() {
+  local port
+  for _ in $(seq 1 100); do
+    port=$((20000 + RANDOM % 40000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
+  done
+  return 1
+}
+
+# wait_healthy PID PORT SECONDS: true once /healthz answers; false if the process exits first.
+wait_healthy() {
+  local pid=$1 port=$2 tries=$(($3 * 10))
+  for _ in $(seq 1 "$tries"); do
+    kill -0 "$pid" 2>/dev/null || return 1
+    curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+SERVER_KIND=""
+# start_server SYNCHRONOUS: a server on a fresh data dir and free port; sets SERVER_PID, PORT.
+start_server() {
+  local sync=$1 data log
+  data=$WORK/http-$sync
+  log=$WORK/server-$sync.log
+  for attempt in 1 2 3; do
+    PORT=$(free_port)
+    export HERALD_LISTEN=127.0.0.1:$PORT HERALD_DATA_DIR=$data HERALD_STORAGE_SYNCHRONOUS=$sync HERALD_LOG_LEVEL=warning
+    if [[ $HERALD_BUILT == 1 && $SERVER_KIND != "herald-bench serve" ]]; then
+      "$BIN/herald" serve --listen "127.0.0.1:$PORT" --data-dir "$data" >"$log" 2>&1 &
+      SERVER_PID=$!
+      if wait_healthy "$SERVER_PID" "$PORT" 60; then SERVER_KIND="herald serve"; return 0; fi
+      stop_server
+      if [[ -z $SERVER_KIND ]]; then
+        say "herald serve did not come up (log: $(head -c 300 "$log" | tr '\n' ' ')); using herald-bench serve"
+        SERVER_KIND="herald-bench serve"
+      fi
+    fi
+    "$BIN/herald-bench" serve >"$log" 2>&1 &
+    SERVER_PID=$!
+    if wait_healthy "$SERVER_PID" "$PORT" 60; then SERVER_KIND="herald-bench serve"; return 0; fi
+    stop_server
+    say "server did not come up on port $PORT (attempt $attempt): $(tail -c 300 "$log")"
+  done
+  return 1
+}
+
+# register_devices: the app, then dev-0…dev-(HTTP_DEVICES-1), over one keep-alive curl.
+register_devices() {
+  local base="http://127.0.0.1:$PORT/v1/apps/bench.app" config=$WORK/devices.curl codes bad
+  curl -sf -o /dev/null -X PUT -H 'Content-Type: application/json' -d '{}' "$base"
+  for ((i = 0; i < HTTP_DEVICES; i++)); do
+    printf 'url = "%s/devices/dev-%d"\noutput = "/dev/null"\n' "$base" "$i"
+  done >"$config"
+  codes=$(curl -s -X PUT -H 'Content-Type: application/json' -d '{"timeZone":"Europe/Paris"}' \
+    -w '%{http_code}\n' -K "$config")
+  bad=$(grep -cvE '^20[01]$' <<<"$codes" || true)
+  [[ $bad == 0 ]] || { say "registering devices: $bad of $HTTP_DEVICES failed"; return 1; }
+}
+
+# wrk_field OUTPUT: requests/s, total requests, non-2xx, socket errors (space-separated).
+wrk_numbers() {
+  awk '
+    /Requests\/sec:/ { rps = $2 }
+    / requests in / { total = $1 }
+    /Non-2xx or 3xx responses:/ { non2xx = $NF }
+    /Socket errors:/ { gsub(/,/, ""); errors = $4 + $6 + $8 + $10 }
+    END { printf "%s %d %d %d\n", rps, total, non2xx, errors }'
+}
+
+schedule_benchmark() {
+  local sync=$1 label=$2 out health post h_rps p_rps p_total p_non2xx p_errors conflicts ratio met
+  say "HTTP: starting a server with synchronous=$sync"
+  start_server "$sync"
+  register_devices
+  say "HTTP: wrk GET /healthz for ${HTTP_SECONDS}s (reference)"
+  out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${HTTP_SECONDS}s" "http://127.0.0.1:$PORT/healthz")
+  read -r h_rps _ _ _ <<<"$(wrk_numbers <<<"$out")"
+  say "HTTP: wrk POST notifications for ${HTTP_SECONDS}s over $HTTP_DEVICES devices"
+  out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${HTTP_SECONDS}s" -s "$ROOT/Benchmarks/wrk/schedule.lua" \
+    "http://127.0.0.1:$PORT" -- "$HTTP_DEVICES" "$WRK_THREADS")
+  read -r p_rps p_total p_non2xx p_errors <<<"$(wrk_numbers <<<"$out")"
+  conflicts=$(awk '/^status 409:/ { print $3 }' <<<"$out")
+  stop_server
+  if ((p_total > HTTP_DEVICES * 128)); then
+    say "warning: $p_total POSTs exceed the $((HTTP_DEVICES * 128)) the devices can hold; raise HTTP_DEVICES"
+  fi
+  awk -v OFS='\t' -v name="schedule POST via HTTP ($SERVER_KIND), $label" -v post="$p_rps" -v health="$h_rps" \
+    -v total="$p_total" -v non2xx="$p_non2xx" -v conflicts="${conflicts:-0}" -v errors="$p_errors" '
+    function group(x,   s, r) { s = sprintf("%.0f", x); r = ""
+      while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) }
+      return s r }
+    BEGIN {
+      measured = group(post) " POST/s (non-2xx " non2xx ", of which 409: " conflicts "; socket errors " errors "; of " group(total) ")"
+      ratio = health > 0 ? sprintf("%.2f×", post / health) : "—"
+      met = (total > 0 && (non2xx + errors) * 1000 <= total) ? "yes" : "NO"
+      print "ROW", name, measured, group(health) " GET/s /healthz, same server", ratio, "non-2xx ≈ 0 (≤ 0.1%)", met
+    }' >>"$ROWS"
+}
+
+schedule_benchmark normal "WAL + synchronous=NORMAL (default; survives kill -9)"
+schedule_benchmark full "WAL + HERALD_STORAGE_SYNCHRONOUS=full (meant to survive power loss; see README)"
+
+# ---- the table -----------------------------------------------------------------------------
+echo "Herald benchmarks — $MODE_LABEL, $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ); ratio = measured ÷ reference"
+echo
+"$BIN/herald-bench" table --rows "$ROWS"

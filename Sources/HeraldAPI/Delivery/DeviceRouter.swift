@@ -1,0 +1,59 @@
+import Foundation
+import HeraldCore
+import HeraldPush
+import HeraldScheduler
+import HeraldStorage
+
+/// Sends each fired local notification the way iOS presents it:
+/// - the app is active and connected: quietly, on its live stream;
+/// - otherwise, with a usable token: an alert push through the gateway;
+/// - with no usable token (none, known dead, or no push settings): held in the device's inbox
+///   and delivered when it wakes.
+struct DeviceRouter: DeliveryChannel {
+    let streams: LiveStreams
+    let push: PushDeliveryChannel
+    let ledger: any TokenLedger
+    let store: SQLiteStore
+
+    func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
+        var outcomes = [DeliveryOutcome](repeating: DeliveryOutcome(channel: "none", outcome: "notDelivered"), count: batch.count)
+        var pushIndices: [Int] = []
+        var held: [Int] = []
+        var apps: [String: App?] = [:]
+        for (index, fired) in batch.enumerated() {
+            let device = fired.device
+            if device.state == .active,
+               await streams.send(.notification(fired), appID: device.appID, deviceID: device.id) {
+                outcomes[index] = DeliveryOutcome(channel: "stream", outcome: "delivered")
+                continue
+            }
+            if apps[device.appID] == nil { apps[device.appID] = try? await store.app(id: device.appID) }
+            let pushable = apps[device.appID]??.push != nil && device.token != nil
+            if pushable, let token = device.token, await !ledger.isInvalid(appID: device.appID, token: token) {
+                pushIndices.append(index)
+            } else {
+                held.append(index)
+            }
+        }
+        if !pushIndices.isEmpty {
+            let results = await push.deliver(pushIndices.map { batch[$0] })
+            for (index, result) in zip(pushIndices, results) {
+                // A token that turned out dead leaves the inbox as the only way to the device.
+                if result.outcome == "tokenInvalidated" || APNsReason(rawValue: result.outcome)?.invalidatesToken == true {
+                    held.append(index)
+                } else {
+                    outcomes[index] = result
+                }
+            }
+        }
+        guard !held.isEmpty else { return outcomes }
+        let now = Date()
+        do {
+            try await store.holdInInbox(held.map { InboxItem(occurrence: batch[$0].occurrence, content: batch[$0].content, firedAt: now) })
+            for index in held { outcomes[index] = DeliveryOutcome(channel: "inbox", outcome: "held") }
+        } catch {
+            for index in held { outcomes[index] = DeliveryOutcome(channel: "inbox", outcome: "failed") }
+        }
+        return outcomes
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+
+/// A coalesced system notification: the net change of one kind (and key) since the client last
+/// received it, and how many raw events it stands for.
+struct CoalescedResource: Encodable {
+    var kind: String
+    var key: String?
+    var value: JSONValue?
+    var count: Int
+
+    init(_ notification: CoalescedNotification) {
+        kind = notification.kind
+        key = notification.key
+        value = notification.value
+        count = notification.count
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(key, forKey: .key)
+        try container.encode(value ?? .null, forKey: .value)
+        try container.encode(count, forKey: .count)
+    }
+
+    enum CodingKeys: String, CodingKey { case kind, key, value, count }
+}
+
+/// A local notification as a device receives it: from its inbox, or on its live stream.
+struct PresentedNotificationResource: Encodable {
+    var occurrenceId: String
+    var notificationId: String
+    var scheduledFor: String
+    var firedAt: String
+    var late: Bool
+    var missed: Int
+    var alert: AlertBody
+    var sound: String?
+    var badge: Int?
+    var category: String?
+    var threadId: String?
+    var userInfo: [String: JSONValue]?
+
+    init(occurrence: Occurrence, content: NotificationContent, firedAt: Date) {
+        occurrenceId = occurrence.id
+        notificationId = occurrence.notificationID
+        scheduledFor = RFC3339.string(from: occurrence.scheduledFor)
+        self.firedAt = RFC3339.string(from: firedAt)
+        late = occurrence.late
+        missed = occurrence.missed
+        alert = AlertBody(title: content.alert.title, subtitle: content.alert.subtitle, body: content.alert.body)
+        sound = content.sound
+        badge = content.badge
+        category = content.category
+        threadId = content.threadId
+        userInfo = content.userInfo
+    }
+
+    init(_ item: InboxItem) {
+        self.init(occurrence: item.occurrence, content: item.content, firedAt: item.firedAt)
+    }
+}
+
+/// The answer to a state change or a wake: the new state, then what was waiting, in delivery
+/// order (the coalesced system notifications first, in kind order, then the inbox, oldest first).
+struct WakeResource: Encodable {
+    var state: String
+    var woke: Bool
+    var notifications: [CoalescedResource]
+    var inbox: [PresentedNotificationResource]
+
+    init(_ result: WakeResult) {
+        state = result.device.state.rawValue
+        woke = result.woke
+        notifications = result.notifications.map(CoalescedResource.init)
+        inbox = result.inbox.map(PresentedNotificationResource.init)
+    }
+}

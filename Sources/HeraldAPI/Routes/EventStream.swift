@@ -1,0 +1,80 @@
+import Foundation
+import HeraldCore
+import HeraldScheduler
+import HeraldStorage
+import Hummingbird
+import Logging
+
+/// `GET .../events/stream`: a device's live event stream as Server-Sent Events.
+///
+/// Connecting wakes the device; the coalesced backlog and the inbox are written first, then live
+/// events and fired local notifications as they happen. Comment lines every `heartbeat` keep
+/// proxies from closing an idle stream and reveal a client that has gone. When the last stream
+/// of a device closes, the device is asleep again (suspended).
+struct EventStream {
+    let store: SQLiteStore
+    let streams: LiveStreams
+    let heartbeat: Duration
+
+    func open(app: App, device: Device, foreground: Bool, logger: Logger) async throws -> Response {
+        let catalog = try EventCatalog(customKinds: app.customKinds)
+        // Subscribe before waking, so nothing that happens after the wake is missed.
+        let (id, messages) = await streams.subscribe(appID: app.id, deviceID: device.id)
+        let state: LifecycleState = foreground ? .active : (device.state.isAwake ? device.state : .background)
+        let wake: WakeResult
+        do {
+            wake = try await store.setState(appID: app.id, deviceID: device.id, state: state, drain: true, catalog: catalog)
+        } catch {
+            await streams.unsubscribe(appID: app.id, deviceID: device.id, id: id)
+            throw error
+        }
+        let (store, streams, heartbeat) = (self.store, self.streams, self.heartbeat)
+        let body = ResponseBody { writer in
+            let pinger = Task {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: heartbeat)
+                    await streams.ping(appID: app.id, deviceID: device.id, id: id)
+                }
+            }
+            defer { pinger.cancel() }
+            do {
+                try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                for notification in wake.notifications {
+                    try await writer.write(Self.frame("system", CoalescedResource(notification)))
+                }
+                for item in wake.inbox {
+                    try await writer.write(Self.frame("notification", PresentedNotificationResource(item)))
+                }
+                for await message in messages {
+                    switch message {
+                    case .event(let event):
+                        try await writer.write(Self.frame("system", CoalescedResource(CoalescedNotification(
+                            kind: event.kind, key: event.key, value: event.value, count: 1))))
+                    case .notification(let fired):
+                        try await writer.write(Self.frame("notification", PresentedNotificationResource(
+                            occurrence: fired.occurrence, content: fired.content, firedAt: Date())))
+                    case .heartbeat:
+                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                    }
+                }
+                try await writer.finish(nil)
+            } catch {
+                logger.debug("event stream closed", metadata: ["device": "\(device.id)", "error": "\(error)"])
+            }
+            if await streams.unsubscribe(appID: app.id, deviceID: device.id, id: id) {
+                _ = try? await store.setState(appID: app.id, deviceID: device.id, state: .suspended, drain: false, catalog: catalog)
+            }
+        }
+        return Response(status: .ok,
+                        headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "keep-alive"],
+                        body: body)
+    }
+
+    /// One SSE event: `event: <name>` and the JSON on one `data:` line.
+    static func frame(_ name: String, _ value: some Encodable) throws -> ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = String(decoding: try encoder.encode(value), as: UTF8.self)
+        return ByteBuffer(string: "event: \(name)\ndata: \(json)\n\n")
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import HeraldCore
+import HeraldPush
+import HeraldScheduler
+import HeraldStorage
+import Hummingbird
+import Logging
+
+/// Device state, reported system events, wake, and the live event stream (SSE).
+struct LifecycleRoutes {
+    let services: APIServices
+    let store: SQLiteStore
+    let streams: LiveStreams
+    let gateway: PushGateway
+    let wakePushesPerHour: Int
+    let heartbeat: Duration
+
+    static let maximumEventsPerRequest = 1000
+
+    func register(on router: Router<BasicRequestContext>) {
+        let base = "/v1/apps/:app/devices/:device"
+
+        router.put("\(base)/state") { request, context in
+            struct Body: Decodable { var state: String? }
+            let (app, device) = try await target(context)
+            let body = try await services.body.decode(Body.self, from: request)
+            let state = try Self.state(body.state)
+            let result = try await store.setState(appID: app.id, deviceID: device.id, state: state, drain: false,
+                                                  catalog: try EventCatalog(customKinds: app.customKinds))
+            return try Response.json(WakeResource(result))
+        }
+
+        router.post("\(base)/wake") { request, context in
+            struct Body: Decodable { var state: String? }
+            let (app, device) = try await target(context)
+            let data = try await services.body.bytes(of: request)
+            let body = data.isEmpty ? Body() : try JSONDecoder().decode(Body.self, from: data)
+            let state = try Self.state(body.state ?? LifecycleState.background.rawValue)
+            guard state == .background || state == .active else {
+                throw HeraldError.invalid("invalidState", "wake moves a device to background or active")
+            }
+            let result = try await store.setState(appID: app.id, deviceID: device.id, state: state, drain: true,
+                                                  catalog: try EventCatalog(customKinds: app.customKinds))
+            return try Response.json(WakeResource(result))
+        }
+
+        router.post("\(base)/events") { request, context in
+            struct Body: Decodable { var events: [SystemEvent]? }
+            let (app, device) = try await target(context)
+            let body = try await services.body.decode(Body.self, from: request)
+            guard let events = body.events, !events.isEmpty else {
+                throw HeraldError.invalid("missingField", "events is required: a non-empty array")
+            }
+            guard events.count <= Self.maximumEventsPerRequest else {
+                throw HeraldError(.tooLarge, reason: "tooManyEvents", message: "at most \(Self.maximumEventsPerRequest) events per request")
+            }
+            let catalog = try EventCatalog(customKinds: app.customKinds)
+            var validated: [SystemEvent] = []
+            for (index, event) in events.enumerated() {
+                do {
+                    validated.append(try catalog.validate(event))
+                } catch let error as HeraldError {
+                    throw HeraldError(error.kind, reason: error.reason, message: "events[\(index)]: \(error.message)")
+                }
+            }
+            let connected = await streams.isConnected(appID: app.id, deviceID: device.id)
+            let ingestion = try await store.ingestEvents(appID: app.id, deviceID: device.id, events: validated,
+                                                         catalog: catalog, connected: connected)
+            for event in ingestion.live {
+                await streams.send(.event(event), appID: app.id, deviceID: device.id)
+            }
+            try await applyDeviceFacts(validated, to: ingestion.device)
+            if ingestion.queued > 0, ingestion.backlog > 0 {
+                sendWakePush(app: app, device: ingestion.device)
+            }
+            return try Response.json(["accepted": validated.count, "live": ingestion.live.count,
+                                      "queued": ingestion.queued, "backlog": ingestion.backlog])
+        }
+
+        router.get("\(base)/events/backlog") { _, context in
+            let (app, device) = try await target(context)
+            let backlog = try await store.eventBacklog(appID: app.id, deviceID: device.id,
+                                                       catalog: try EventCatalog(customKinds: app.customKinds))
+            return try Response.json(["notifications": backlog.map(CoalescedResource.init)])
+        }
+
+        router.get("\(base)/events/stream") { request, context in
+            let (app, device) = try await target(context)
+            let foreground = request.uri.queryParameters.get("foreground") == "true"
+            return try await EventStream(store: store, streams: streams, heartbeat: heartbeat)
+                .open(app: app, device: device, foreground: foreground, logger: context.logger)
+        }
+    }
+
+    private func target(_ context: BasicRequestContext) async throws -> (App, Device) {
+        let appID = try context.parameters.require("app")
+        let app = try await services.existingApp(appID)
+        let device = try await services.existingDevice(app: appID, id: try context.parameters.require("device"))
+        return (app, device)
+    }
+
+    static func state(_ text: String?) throws(HeraldError) -> LifecycleState {
+        guard let text else { throw .invalid("missingField", "state is required") }
+        guard let state = LifecycleState(rawValue: text) else {
+            throw .invalid("invalidState", "state must be one of \(LifecycleState.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return state
+    }
+
+    /// A reported time zone or locale is also the device's own: a new zone re-times its
+    /// floating notifications.
+    private func applyDeviceFacts(_ events: [SystemEvent], to device: Device) async throws {
+        var updated = device
+        for event in events {
+            if event.kind == EventKind.timeZone.rawValue, case .string(let zone)? = event.value { updated.timeZone = zone }
+            if event.kind == EventKind.locale.rawValue, case .string(let locale)? = event.value { updated.locale = locale }
+        }
+        guard updated != device else { return }
+        let result = try await store.saveDevice(updated, now: services.clock.now())
+        await services.engine.arm(result.rearmed)
+    }
+
+    /// A throttled `content-available` push telling an asleep app that a backlog waits, for
+    /// devices that declared `remote-notification`.
+    private func sendWakePush(app: App, device: Device) {
+        guard wakePushesPerHour > 0, app.push != nil, device.backgroundModes.contains("remote-notification"),
+              let token = device.token else { return }
+        let (store, gateway, perHour, now) = (self.store, self.gateway, wakePushesPerHour, services.clock.now())
+        Task {
+            guard (try? await store.recordWakePush(appID: app.id, deviceID: device.id, now: now, perHour: perHour)) == true,
+                  let push = try? APNsPush(token: token, type: .background, bundleID: app.id, aps: APS(contentAvailable: 1))
+            else { return }
+            _ = await gateway.send([push], app: app)
+        }
+    }
+}

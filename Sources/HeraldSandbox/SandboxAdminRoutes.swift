@@ -1,0 +1,105 @@
+import Foundation
+import Hummingbird
+
+/// The admin API, plain JSON over HTTP/1.1 for curl, scripts and `herald sandbox inbox`:
+///
+/// - `GET /healthz`
+/// - `GET /inbox`: `{"counts": {token: n}, "total": n}`
+/// - `GET /inbox/{token}`: `{"token": t, "notifications": [InboxEntry]}`, oldest first
+/// - `DELETE /inbox` and `DELETE /inbox/{token}`: 204
+/// - `GET /faults` and `PUT /faults`: the `SandboxFaults` JSON; PUT replaces them all
+///
+/// Errors use the Herald API's shape, `{"error": {"reason", "message"}}`, so the same client
+/// code reads both.
+struct SandboxAdminRoutes: Sendable {
+    let inboxes: DeviceInboxes
+    let faults: SharedFaults
+
+    /// Faults are a few hundred bytes; a megabyte leaves room for long token lists.
+    static let maximumBodyBytes = 1 << 20
+
+    struct Counts: Codable {
+        var counts: [String: Int]
+        var total: Int
+    }
+
+    struct Inbox: Codable {
+        var token: String
+        var notifications: [InboxEntry]
+    }
+
+    struct ErrorBody: Codable {
+        struct Detail: Codable {
+            var reason: String
+            var message: String
+        }
+        var error: Detail
+    }
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        let inboxes = self.inboxes
+        let faults = self.faults
+        router.get("healthz") { _, _ in
+            Self.json(["status": "ok"])
+        }
+        router.get("inbox") { _, _ in
+            let counts = inboxes.counts()
+            return Self.json(Counts(counts: counts, total: counts.values.reduce(0, +)))
+        }
+        router.get("inbox/:token") { _, context in
+            let token = try context.parameters.require("token").lowercased()
+            return Self.json(Inbox(token: token, notifications: inboxes.inbox(token: token)))
+        }
+        router.delete("inbox") { _, _ in
+            inboxes.clear()
+            return Response(status: .noContent)
+        }
+        router.delete("inbox/:token") { _, context in
+            inboxes.clear(token: try context.parameters.require("token"))
+            return Response(status: .noContent)
+        }
+        router.get("faults") { _, _ in
+            Self.json(faults.current)
+        }
+        router.put("faults") { request, _ in
+            let body = try await request.body.collect(upTo: Self.maximumBodyBytes)
+            do {
+                let replacement = try JSONDecoder().decode(SandboxFaults.self, from: Data(body.readableBytesView))
+                faults.current = replacement
+                return Self.json(replacement)
+            } catch {
+                return Self.error(.badRequest, reason: "invalidFaults", message: Self.describe(error))
+            }
+        }
+        return router
+    }
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else {
+            return Response(status: .internalServerError)
+        }
+        return Response(status: status, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func error(_ status: HTTPResponse.Status, reason: String, message: String) -> Response {
+        json(ErrorBody(error: .init(reason: reason, message: message)), status: status)
+    }
+
+    /// Decoding errors name the field, which is what a person fixing a faults file needs.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty:
+            return context.debugDescription.isEmpty ? "the body is not valid JSON" : context.debugDescription
+        case DecodingError.dataCorrupted(let context):
+            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import HeraldCrypto
+import HeraldHTTP2
+import Logging
+import Synchronization
+
+/// `herald sandbox` as a library: an APNs-compatible HTTP/2 TLS server that checks pushes as
+/// APNs does, keeps an inbox per device token, and injects faults on demand, plus its loopback
+/// admin API. Tests start one on port 0 and read `port` and `adminPort` back.
+public final class SandboxGateway: Sendable {
+    public let configuration: SandboxConfiguration
+    private let logger: Logger
+    private let inboxes: DeviceInboxes
+    private let sharedFaults: SharedFaults
+    private let running = Mutex<Running?>(nil)
+    private let boundPorts = Mutex<(tls: Int, admin: Int)>((0, 0))
+
+    private struct Running: Sendable {
+        let server: HTTP2Server
+        let admin: SandboxAdminServer
+    }
+
+    public init(configuration: SandboxConfiguration = SandboxConfiguration(), logger: Logger = Logger(label: "herald.sandbox")) {
+        self.configuration = configuration
+        self.logger = logger
+        self.inboxes = DeviceInboxes(capacity: configuration.inboxCapacity)
+        self.sharedFaults = SharedFaults(configuration.faults)
+    }
+
+    /// The HTTP/2 TLS port (valid after `start()`).
+    public var port: Int { boundPorts.withLock { $0.tls } }
+
+    /// The admin API port (valid after `start()`).
+    public var adminPort: Int { boundPorts.withLock { $0.admin } }
+
+    /// Reads the keys and certificates, then starts the HTTP/2 TLS server and the admin API.
+    /// Throws `SandboxError` for bad configuration, or what the servers threw (e.g. a busy port).
+    public func start() async throws {
+        guard Self.isLoopback(configuration.adminHost) else { throw SandboxError.adminNotLoopback(host: configuration.adminHost) }
+        let alreadyStarted = running.withLock { $0 != nil }
+        if alreadyStarted { throw SandboxError.alreadyStarted }
+        for path in [configuration.certificateFile, configuration.keyFile] + (configuration.clientCAFile.map { [$0] } ?? [])
+        where !FileManager.default.fileExists(atPath: path) {
+            throw SandboxError.missingFile(path)
+        }
+        var keys: [String: ES256Key] = [:]
+        for (keyID, path) in configuration.trustedKeys {
+            guard FileManager.default.fileExists(atPath: path) else { throw SandboxError.missingFile(path) }
+            do {
+                keys[keyID] = try ES256Key(contentsOfFile: path)
+            } catch {
+                throw SandboxError.unreadableKey(keyID: keyID, path: path, detail: "\(error)")
+            }
+        }
+
+        let responder = SandboxResponder(
+            validator: PushRequestValidator(keys: keys, maximumTokenAge: configuration.maximumTokenAge),
+            inboxes: inboxes, faults: sharedFaults, logger: logger)
+        let tls = TLSServerConfiguration(certificateFile: configuration.certificateFile, keyFile: configuration.keyFile,
+                                         clientCAFile: configuration.clientCAFile, requireClientCertificate: false)
+        // Bodies past the VoIP limit are still read, so that they get APNs' 413, not a reset.
+        let settings = HTTP2ServerSettings(maxConcurrentStreams: StreamLimitRaiser.initialLimit, maxRequestBodySize: 1 << 20)
+        let server = HTTP2Server(host: configuration.host, port: configuration.port, tls: tls, settings: settings,
+                                 handler: responder.handler)
+        try await server.start()
+
+        let admin = SandboxAdminServer()
+        let adminPort: Int
+        do {
+            let routes = SandboxAdminRoutes(inboxes: inboxes, faults: sharedFaults)
+            adminPort = try await admin.start(host: configuration.adminHost, port: configuration.adminPort,
+                                              router: routes.makeRouter(), logger: logger)
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+
+        let raced = running.withLock { current -> Bool in
+            if current != nil { return true }
+            current = Running(server: server, admin: admin)
+            return false
+        }
+        if raced {
+            await admin.shutdown()
+            await server.shutdown()
+            throw SandboxError.alreadyStarted
+        }
+        boundPorts.withLock { $0 = (server.port, adminPort) }
+        logger.info("sandbox started", metadata: [
+            "listen": "\(configuration.host):\(server.port)", "admin": "\(configuration.adminHost):\(adminPort)",
+        ])
+    }
+
+    /// What the device with this token received, oldest first.
+    public func inbox(token: String) -> [InboxEntry] {
+        inboxes.inbox(token: token)
+    }
+
+    /// Every inbox, by lowercased token.
+    public func allInboxes() -> [String: [InboxEntry]] {
+        inboxes.all()
+    }
+
+    public func clearInboxes() {
+        inboxes.clear()
+    }
+
+    /// The faults in effect; a new value applies to requests that arrive after it is set.
+    public var faults: SandboxFaults {
+        get { sharedFaults.current }
+        set { sharedFaults.current = newValue }
+    }
+
+    /// Stops both servers. With a grace period, in-flight pushes are answered first.
+    public func shutdown(gracePeriod: Duration = .zero) async {
+        guard let current = running.withLock({ current -> Running? in
+            defer { current = nil }
+            return current
+        }) else { return }
+        await current.admin.shutdown()
+        await current.server.shutdown(gracePeriod: gracePeriod)
+        logger.info("sandbox stopped")
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

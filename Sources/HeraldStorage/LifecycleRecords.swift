@@ -1,0 +1,35 @@
+import Foundation
+import HeraldCore
+
+/// A local notification held for a device that had no channel when it fired.
+public struct InboxItem: Hashable, Sendable {
+    public var occurrence: Occurrence
+    public var content: NotificationContent
+    public var firedAt: Date
+
+    public init(occurrence: Occurrence, content: NotificationContent, firedAt: Date) {
+        self.occurrence = occurrence
+        self.content = content
+        self.firedAt = firedAt
+    }
+}
+
+/// What a device gets when it wakes: its new state, the coalesced backlog, then its inbox.
+public struct WakeResult: Sendable {
+    public var device: Device
+    /// True when the device went from asleep to awake (or was woken explicitly).
+    public var woke: Bool
+    public var notifications: [CoalescedNotification]
+    public var inbox: [InboxItem]
+}
+
+/// What happened to a batch of reported events.
+public struct EventIngestion: Sendable {
+    public var device: Device
+    /// Events to hand to the device's live stream now, in order; empty when it is asleep.
+    public var live: [SystemEvent]
+    /// How many were queued for the next wake.
+    public var queued: Int
+    /// The net change now waiting (a backlog that cancelled out counts as nothing).
+    public var backlog: Int
+}

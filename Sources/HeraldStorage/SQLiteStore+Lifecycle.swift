@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+/// Lifecycle state, coalesced event queues and inboxes: each change in one transaction, so a
+/// restart loses nothing queued and a wake never delivers the same backlog twice.
+extension SQLiteStore {
+    public func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
+                         catalog: EventCatalog) async throws -> WakeResult {
+        try await pool.write { db in
+            var device = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
+            guard device.state.canMove(to: state) else {
+                throw HeraldError.invalid("invalidTransition", "a device cannot go from \(device.state.rawValue) to \(state.rawValue)")
+            }
+            let woke = drain || (!device.state.isAwake && state.isAwake)
+            device.state = state
+            try db.execute(sql: "UPDATE device SET state = ? WHERE app_id = ? AND id = ?",
+                           arguments: [state.rawValue, appID, deviceID])
+            guard woke else { return WakeResult(device: device, woke: false, notifications: [], inbox: []) }
+            var queue = try Self.eventQueue(db, appID: appID, deviceID: deviceID)
+            let notifications = queue.drain(catalog: catalog)
+            try Self.saveEventQueue(db, queue, appID: appID, deviceID: deviceID)
+            let inbox = try Self.takeInbox(db, appID: appID, deviceID: deviceID)
+            return WakeResult(device: device, woke: true, notifications: notifications, inbox: inbox)
+        }
+    }
+
+    public func ingestEvents(appID: String, deviceID: String, events: [SystemEvent], catalog: EventCatalog,
+                             connected: Bool) async throws -> EventIngestion {
+        try await pool.write { db in
+            let device = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
+            var queue = try Self.eventQueue(db, appID: appID, deviceID: deviceID)
+            let live = device.state.isAwake && connected
+            for event in events {
+                if live {
+                    try queue.deliveredLive(event, catalog: catalog)
+                } else {
+                    try queue.ingest(event, catalog: catalog)
+                }
+            }
+            try Self.saveEventQueue(db, queue, appID: appID, deviceID: deviceID)
+            return EventIngestion(device: device, live: live ? events.map { (try? catalog.validate($0)) ?? $0 } : [],
+                                  queued: live ? 0 : events.count, backlog: queue.pendingCount)
+        }
+    }
+
+    /// The backlog a wake would deliver now, without delivering it.
+    public func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification] {
+        try await pool.read { db in
+            _ = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
+            return try Self.eventQueue(db, appID: appID, deviceID: deviceID).preview(catalog: catalog)
+        }
+    }
+
+    public func holdInInbox(_ items: [InboxItem]) async throws {
+        guard !items.isEmpty else { return }
+        let rows = try items.map { ($0, String(decoding: try Self.encoder.encode($0.content), as: UTF8.self)) }
+        try await pool.write { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO device_inbox (app_id, device_id, occurrence_id, notification_id, scheduled_for, fired_at,
+                    late, missed, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for (item, content) in rows {
+                let occurrence = item.occurrence
+                // A device deleted meanwhile has nobody to hold anything for.
+                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE app_id = ? AND id = ?",
+                                        arguments: [occurrence.appID, occurrence.deviceID]) ?? false else { continue }
+                try insert.execute(arguments: [occurrence.appID, occurrence.deviceID, occurrence.id, occurrence.notificationID,
+                                               occurrence.scheduledFor.millisecondsSince1970, item.firedAt.millisecondsSince1970,
+                                               occurrence.late, occurrence.missed, content])
+            }
+        }
+    }
+
+    /// Records a wake push unless `perHour` were already sent in the last hour. Returns whether
+    /// this one may go.
+    public func recordWakePush(appID: String, deviceID: String, now: Date, perHour: Int) async throws -> Bool {
+        try await pool.write { db in
+            let text = try String.fetchOne(db, sql: "SELECT wake_pushes FROM device_events WHERE app_id = ? AND device_id = ?",
+                                           arguments: [appID, deviceID]) ?? "[]"
+            let hourAgo = now.millisecondsSince1970 - 3_600_000
+            var sent = ((try? JSONDecoder().decode([Int64].self, from: Data(text.utf8))) ?? []).filter { $0 > hourAgo }
+            guard sent.count < perHour else { return false }
+            sent.append(now.millisecondsSince1970)
+            let updated = String(decoding: try JSONEncoder().encode(sent), as: UTF8.self)
+            try db.execute(sql: """
+                INSERT INTO device_events (app_id, device_id, queue, wake_pushes) VALUES (?, ?, ?, ?)
+                ON CONFLICT(app_id, device_id) DO UPDATE SET wake_pushes = excluded.wake_pushes
+                """, arguments: [appID, deviceID, String(decoding: try Self.encoder.encode(DeviceEventQueue()), as: UTF8.self), updated])
+            return true
+        }
+    }
+
+    // MARK: Rows
+
+    static func existingDevice(_ db: Database, appID: String, deviceID: String) throws -> Device {
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(deviceColumns) FROM device WHERE app_id = ? AND id = ?",
+                                         arguments: [appID, deviceID]) else {
+            throw HeraldError.notFound("deviceNotFound", "device '\(deviceID)' of app '\(appID)' does not exist")
+        }
+        return try device(from: row)
+    }
+
+    static func eventQueue(_ db: Database, appID: String, deviceID: String) throws -> DeviceEventQueue {
+        guard let text = try String.fetchOne(db, sql: "SELECT queue FROM device_events WHERE app_id = ? AND device_id = ?",
+                                             arguments: [appID, deviceID]) else { return DeviceEventQueue() }
+        return try JSONDecoder().decode(DeviceEventQueue.self, from: Data(text.utf8))
+    }
+
+    static func saveEventQueue(_ db: Database, _ queue: DeviceEventQueue, appID: String, deviceID: String) throws {
+        let text = String(decoding: try encoder.encode(queue), as: UTF8.self)
+        try db.execute(sql: """
+            INSERT INTO device_events (app_id, device_id, queue) VALUES (?, ?, ?)
+            ON CONFLICT(app_id, device_id) DO UPDATE SET queue = excluded.queue
+            """, arguments: [appID, deviceID, text])
+    }
+
+    static func takeInbox(_ db: Database, appID: String, deviceID: String) throws -> [InboxItem] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content FROM device_inbox
+            WHERE app_id = ? AND device_id = ? ORDER BY key
+            """, arguments: [appID, deviceID])
+        try db.execute(sql: "DELETE FROM device_inbox WHERE app_id = ? AND device_id = ?", arguments: [appID, deviceID])
+        return try rows.map { row in
+            let occurrenceID: String = row[0]
+            let contentText: String = row[6]
+            let occurrence = Occurrence(appID: appID, deviceID: deviceID, notificationID: row[1],
+                                        index: Int(occurrenceID.split(separator: "#").last ?? "0") ?? 0,
+                                        scheduledFor: Date(millisecondsSince1970: row[2]), late: row[4], missed: row[5])
+            return InboxItem(occurrence: occurrence,
+                             content: try JSONDecoder().decode(NotificationContent.self, from: Data(contentText.utf8)),
+                             firedAt: Date(millisecondsSince1970: row[3]))
+        }
+    }
+}
