@@ -56,7 +56,7 @@ let package = Package(
         ]),
         // HTTP API (Hummingbird 2), configuration and server assembly.
         .target(name: "HeraldAPI", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldPush",
+            "HeraldCore", "HeraldCrypto", "HeraldStorage", "HeraldScheduler", "HeraldPush",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -66,14 +66,15 @@ let package = Package(
         ]),
         // The one executable: `herald serve` and the client subcommands.
         .executableTarget(name: "herald", dependencies: [
-            "HeraldCore", "HeraldAPI", "HeraldPush", "HeraldSandbox",
+            "HeraldCore", "HeraldCrypto", "HeraldAPI", "HeraldPush", "HeraldSandbox",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // `make bench`: scheduler and storage benchmarks, run in release mode.
         .executableTarget(name: "herald-bench", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI",
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldCrypto",
+            "HeraldHTTP2",
         ], path: "Benchmarks/HeraldBenchmarks"),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
@@ -85,7 +86,7 @@ let package = Package(
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldCore", "HeraldStorage"]),
         .testTarget(name: "HeraldSchedulerTests", dependencies: ["HeraldCore", "HeraldStorage", "HeraldScheduler"]),
         .testTarget(name: "HeraldAPITests", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI",
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "HeraldEndToEndTests", dependencies: ["herald"]),

@@ -14,6 +14,7 @@ packages=(
   openssl             # the openssl CLI: Certs/generate.sh and TLS interop tests
   nghttp2-server      # nghttpd: an HTTP/2 server we did not write, for interop tests
   nghttp2-client      # nghttp and h2load: interop tests and the push benchmark's reference
+  wrk                 # HTTP load for the schedule-throughput benchmark
 )
 
 missing=()

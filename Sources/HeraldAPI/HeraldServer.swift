@@ -6,6 +6,7 @@ import HeraldStorage
 import Hummingbird
 import Logging
 import Prometheus
+import Yams
 
 /// `herald serve` assembled: storage, the scheduler engine and the HTTP API in one service group.
 public struct HeraldServer: Sendable {
@@ -15,6 +16,8 @@ public struct HeraldServer: Sendable {
     public let gateway: PushGateway
     /// Devices connected to their live event stream.
     public let streams: LiveStreams
+    /// Delivers feedback events to the configured receivers; nil when none are configured.
+    public let feedback: FeedbackDispatcher?
     private let clock: any SchedulerClock
     private let registry: PrometheusCollectorRegistry
     private let logger: Logger
@@ -27,6 +30,10 @@ public struct HeraldServer: Sendable {
                 channel: (any DeliveryChannel)? = nil,
                 registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
                 logger: Logger = Logger(label: "herald")) async throws {
+        // Without keys anyone who can reach the port has full access: allow only this machine.
+        if configuration.adminKeys.isEmpty, configuration.appKeys.isEmpty, !configuration.listensOnLoopbackOnly {
+            throw ConfigurationError(key: "listen", message: "refusing to listen on \(configuration.listenHost) without API keys; configure auth.adminKeys (or auth.keysFile), or listen on 127.0.0.1")
+        }
         self.configuration = configuration
         self.clock = clock
         self.registry = registry
@@ -40,8 +47,26 @@ public struct HeraldServer: Sendable {
             logger: logger)
         let streams = LiveStreams()
         self.streams = streams
-        let channel = channel ?? DeviceRouter(streams: streams, push: PushDeliveryChannel(gateway: gateway, store: store),
+        let pushChannel = PushDeliveryChannel(gateway: gateway, store: store,
+                                              reportsSuccess: configuration.feedbackEvents.contains("delivery.succeeded"))
+        let channel = channel ?? DeviceRouter(streams: streams, push: pushChannel,
                                               ledger: StoredTokenLedger(store: store), store: store)
+        if configuration.feedbackURLs.isEmpty {
+            feedback = nil
+        } else {
+            guard let secret = configuration.feedbackSecret, !secret.isEmpty else {
+                throw ConfigurationError(key: "feedback.secret", message: "feedback.urls needs a signing secret (feedback.secret or feedback.secretFile)")
+            }
+            feedback = FeedbackDispatcher(
+                store: store,
+                configuration: .init(receivers: configuration.feedbackURLs.map { ($0, configuration.feedbackEvents) },
+                                     secret: secret, maximumAttempts: configuration.feedbackMaxAttempts,
+                                     outboxLimit: configuration.feedbackOutboxLimit),
+                logger: logger)
+        }
+        if let hooksFile = configuration.hooksFile {
+            try await Self.loadHooks(from: hooksFile, into: store)
+        }
         engine = SchedulerEngine(
             store: store, channel: channel, clock: clock,
             configuration: .init(batchWindow: Double(configuration.batchWindowMilliseconds) / 1000,
@@ -50,15 +75,32 @@ public struct HeraldServer: Sendable {
         try await engine.load()
     }
 
+    /// Hooks defined in a file (a YAML or JSON list of definitions), stored at start-up.
+    static func loadHooks(from path: String, into store: SQLiteStore) async throws {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let definitions = try YAMLDecoder().decode([WebhookDefinition].self, from: text)
+        for definition in definitions {
+            try definition.validate()
+            _ = try await store.saveHook(name: definition.name, definition: try HookRoutes.encode(definition))
+        }
+    }
+
     /// The router with every route, for the application and for in-process tests.
-    public func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func makeRouter() -> Router<HeraldRequestContext> {
+        let router = Router(context: HeraldRequestContext.self)
         router.add(middleware: ErrorMiddleware())
+        router.add(middleware: AccessMiddleware(
+            keys: APIKeys(adminKeys: configuration.adminKeys, appKeys: configuration.appKeys.map { ($0.app, $0.key) }),
+            limiter: RateLimiter(ratePerSecond: Double(configuration.ratePerSecond), burst: configuration.rateBurst),
+            timeout: .milliseconds(configuration.requestTimeoutMilliseconds)))
         let services = APIServices(store: store, engine: engine, clock: clock,
                                    body: JSONBody(maximumBytes: configuration.maxBodyBytes))
         HealthRoutes(registry: registry).register(on: router)
         AppRoutes(services: services, gateway: gateway).register(on: router)
         PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch).register(on: router)
+        HookRoutes(services: services, store: store, gateway: gateway,
+                   defaultTolerance: configuration.hookToleranceSeconds).register(on: router)
+        FeedbackRoutes(store: store, dispatcher: feedback).register(on: router)
         LifecycleRoutes(services: services, store: store, streams: streams, gateway: gateway,
                         wakePushesPerHour: configuration.wakePushesPerHour,
                         heartbeat: .milliseconds(configuration.heartbeatMilliseconds)).register(on: router)
@@ -75,7 +117,7 @@ public struct HeraldServer: Sendable {
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.listenHost, port: configuration.listenPort),
                                  serverName: "herald"),
-            services: [engine],
+            services: [engine] + (feedback.map { [$0] } ?? []),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

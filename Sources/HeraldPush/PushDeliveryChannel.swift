@@ -9,10 +9,13 @@ import HeraldStorage
 public struct PushDeliveryChannel: DeliveryChannel {
     let gateway: PushGateway
     let store: any NotificationStore
+    /// Also raise `delivery.succeeded` events (failures always raise `delivery.failed`).
+    let reportsSuccess: Bool
 
-    public init(gateway: PushGateway, store: any NotificationStore) {
+    public init(gateway: PushGateway, store: any NotificationStore, reportsSuccess: Bool = false) {
         self.gateway = gateway
         self.store = store
+        self.reportsSuccess = reportsSuccess
     }
 
     public func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
@@ -41,12 +44,29 @@ public struct PushDeliveryChannel: DeliveryChannel {
                 }
             }
             let results = await gateway.send(pushes, app: app)
+            var feedback: [FeedbackEvent] = []
             for (index, result) in zip(pushIndices, results) {
                 outcomes[index] = DeliveryOutcome(channel: "push", outcome: result.succeeded ? "sent" : (result.reason ?? "failed"),
                                                   apnsStatus: result.status, apnsID: result.apnsID)
+                if !result.succeeded || reportsSuccess {
+                    feedback.append(Self.feedback(for: batch[index], result: result))
+                }
             }
+            try? await store.recordFeedback(feedback)
         }
         return outcomes
+    }
+
+    static func feedback(for fired: FiredOccurrence, result: PushOutcome) -> FeedbackEvent {
+        var payload: [String: JSONValue] = [
+            "app": .string(fired.device.appID), "device": .string(fired.device.id),
+            "occurrenceId": .string(fired.occurrence.id), "notificationId": .string(fired.occurrence.notificationID),
+            "token": .string(result.token), "status": .number(Double(result.status)),
+        ]
+        if let apnsID = result.apnsID { payload["apnsId"] = .string(apnsID) }
+        if let reason = result.reason { payload["reason"] = .string(reason) }
+        return FeedbackEvent(type: result.succeeded ? "delivery.succeeded" : "delivery.failed", appID: fired.device.appID,
+                             payload: payload, createdAt: Date())
     }
 
     /// A UUID derived from the occurrence, so a re-delivery after a crash carries the same

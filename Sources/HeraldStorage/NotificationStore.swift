@@ -47,6 +47,8 @@ public protocol NotificationStore: Sendable {
     /// token on a device (`saveDevice`) makes it valid again.
     func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws
     func invalidToken(appID: String, token: String) async throws -> InvalidToken?
+    /// Queues feedback events for the outbound webhooks.
+    func recordFeedback(_ events: [FeedbackEvent]) async throws
     /// Feedback events in the order they were raised, after the given key.
     func feedbackEvents(after key: Int64, limit: Int) async throws -> [(key: Int64, event: FeedbackEvent)]
 

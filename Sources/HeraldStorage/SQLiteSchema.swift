@@ -116,6 +116,40 @@ extension SQLiteStore {
                 CREATE INDEX device_inbox_by_device ON device_inbox(app_id, device_id, key);
                 """)
         }
+        migrator.registerMigration("v4: inbound hooks, idempotency keys, feedback outbox") { db in
+            try db.execute(sql: """
+                CREATE TABLE hook (
+                    name TEXT PRIMARY KEY,
+                    definition TEXT NOT NULL,
+                    updated_at INTEGER NOT NULL
+                );
+                CREATE TABLE idempotency (
+                    hook TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    response TEXT,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (hook, key)
+                ) WITHOUT ROWID;
+                CREATE TABLE outbox (
+                    key INTEGER PRIMARY KEY AUTOINCREMENT,
+                    event_key INTEGER NOT NULL,
+                    url TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    last_error TEXT,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX outbox_due ON outbox(state, next_attempt_at);
+                CREATE TABLE feedback_cursor (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    last_event_key INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import Synchronization
 
 /// The embedded store: one SQLite file in WAL mode under the data directory.
 ///
@@ -15,6 +16,8 @@ public final class SQLiteStore: NotificationStore {
     let pool: DatabasePool
     public let path: String
     private let checkpointer: Task<Void, Never>
+    /// Called after a feedback event is committed, so the outbox dispatcher wakes instead of polling.
+    private let feedbackObserver = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
     public init(path: String, synchronous: Synchronous = .normal) throws {
@@ -42,6 +45,15 @@ public final class SQLiteStore: NotificationStore {
 
     deinit {
         checkpointer.cancel()
+    }
+
+    /// Registers the one function told about new feedback events.
+    public func observeFeedback(_ observer: @escaping @Sendable () -> Void) {
+        feedbackObserver.withLock { $0 = observer }
+    }
+
+    func feedbackRaised() {
+        feedbackObserver.withLock { $0 }?()
     }
 
     /// The writer's `synchronous` setting as SQLite reports it (1 = NORMAL, 2 = FULL).
@@ -346,6 +358,7 @@ public final class SQLiteStore: NotificationStore {
             try db.execute(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)",
                            arguments: [feedback.type, feedback.appID, payload, feedback.createdAt.millisecondsSince1970])
         }
+        feedbackRaised()
     }
 
     public func invalidToken(appID: String, token: String) async throws -> InvalidToken? {

@@ -11,7 +11,7 @@ struct Herald: AsyncParsableCommand {
             AppCommand.self, DeviceCommand.self,
             ScheduleCommand.self, ListCommand.self, ShowCommand.self, CancelCommand.self,
             PresentCommand.self, DeliveriesCommand.self,
-            PushCommand.self, StateCommand.self, EventCommand.self, WakeCommand.self,
+            PushCommand.self, StateCommand.self, EventCommand.self, WakeCommand.self, HookCommand.self,
             SandboxCommand.self,
         ])
 }

@@ -9,11 +9,16 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Server URL (default: $HERALD_SERVER, else http://127.0.0.1:8580).")
     var server: String?
 
+    @Option(help: "API key (default: $HERALD_API_KEY). Prefer the variable: flags show up in process lists.")
+    var apiKey: String?
+
     @Flag(help: "Print the server's JSON instead of a table.")
     var json = false
 
     var client: HeraldClient {
-        HeraldClient(baseURL: server ?? ProcessInfo.processInfo.environment["HERALD_SERVER"] ?? "http://127.0.0.1:8580")
+        let environment = ProcessInfo.processInfo.environment
+        return HeraldClient(baseURL: server ?? environment["HERALD_SERVER"] ?? "http://127.0.0.1:8580",
+                            apiKey: apiKey ?? environment["HERALD_API_KEY"])
     }
 }
 
@@ -36,6 +41,7 @@ struct DeviceOptions: ParsableArguments {
 /// A minimal HTTP client for the Herald API.
 struct HeraldClient: Sendable {
     var baseURL: String
+    var apiKey: String?
 
     struct Reply {
         var status: Int
@@ -48,13 +54,20 @@ struct HeraldClient: Sendable {
 
     /// Sends a request; a non-2xx answer becomes ``ServerRefusal`` with the server's reason.
     func send(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> Reply {
+        try await send(method, path, body: try json.map { try JSONSerialization.data(withJSONObject: $0) })
+    }
+
+    /// Sends raw bytes (already JSON) with extra headers, as a signed hook needs.
+    func send(_ method: String, _ path: String, body: Data?, headers: [String: String] = [:]) async throws -> Reply {
         guard let url = URL(string: baseURL + path) else { throw ValidationError("bad server URL \(baseURL)") }
         var request = URLRequest(url: url, timeoutInterval: 30)
         request.httpMethod = method
-        if let json {
-            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+        if let body {
+            request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
+        if let apiKey { request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response): (Data, URLResponse)
         do {
             (data, response) = try await URLSession.shared.data(for: request)

@@ -21,6 +21,18 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var pushConnectionsPerApp = 2
     public var wakePushesPerHour = 3
     public var heartbeatMilliseconds = 15_000
+    public var adminKeys: [String] = []
+    public var appKeys: [AppKey] = []
+    public var ratePerSecond = 50
+    public var rateBurst = 100
+    public var requestTimeoutMilliseconds = 30_000
+    public var hookToleranceSeconds = 300
+    public var hooksFile: String?
+    public var feedbackURLs: [String] = []
+    public var feedbackSecret: String?
+    public var feedbackEvents: Set<String> = ["token.invalid", "delivery.failed"]
+    public var feedbackMaxAttempts = 8
+    public var feedbackOutboxLimit = 10_000
     public var sandboxEnabled = false
     public var sandboxListen = "127.0.0.1:2197"
     public var sandboxAdmin = "127.0.0.1:2198"
@@ -28,6 +40,26 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var sandboxDemoApp: String?
 
     public init() {}
+
+    /// An API key scoped to one app.
+    public struct AppKey: Sendable, Equatable {
+        public var app: String
+        public var key: String
+
+        public init(app: String, key: String) {
+            self.app = app
+            self.key = key
+        }
+    }
+
+    /// True for addresses that only this machine can reach.
+    public var listensOnLoopbackOnly: Bool {
+        listenHost == "localhost" || listenHost == "::1" || listenHost.hasPrefix("127.")
+    }
+
+    /// The event types feedback receivers can ask for.
+    public static let feedbackEventTypes: Set<String> = ["token.invalid", "delivery.failed", "delivery.succeeded",
+                                                         "notification.evicted"]
 
     /// The keys a configuration may set: YAML path, then how to apply its text value.
     static let keys: [(path: String, apply: @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void)] = [
@@ -70,6 +102,76 @@ public struct ServerConfiguration: Sendable, Equatable {
         }),
         ("coalescer.heartbeatMs", { config, value throws(ConfigurationError) in
             config.heartbeatMilliseconds = try parseInteger(value, key: "coalescer.heartbeatMs", range: 10...3_600_000)
+        }),
+        ("auth.adminKeys", { config, value in
+            config.adminKeys += list(value)
+        }),
+        ("auth.appKeys", { config, value throws(ConfigurationError) in
+            for entry in list(value) {
+                guard let equals = entry.firstIndex(of: "="), Identifier.isValid(String(entry[..<equals])),
+                      entry.index(after: equals) < entry.endIndex
+                else { throw ConfigurationError(key: "auth.appKeys", message: "entries are APP=KEY, comma-separated") }
+                config.appKeys.append(AppKey(app: String(entry[..<equals]), key: String(entry[entry.index(after: equals)...])))
+            }
+        }),
+        ("auth.keysFile", { config, value throws(ConfigurationError) in
+            // One key per line: `admin KEY` or `app APP KEY`; `#` starts a comment.
+            guard let text = try? String(contentsOfFile: value, encoding: .utf8) else {
+                throw ConfigurationError(key: "auth.keysFile", message: "cannot read \(value)")
+            }
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ").map(String.init)
+                switch words.first {
+                case nil, "#"?: continue
+                case "admin"? where words.count == 2: config.adminKeys.append(words[1])
+                case "app"? where words.count == 3 && Identifier.isValid(words[1]):
+                    config.appKeys.append(AppKey(app: words[1], key: words[2]))
+                default:
+                    if words.first?.hasPrefix("#") == true { continue }
+                    throw ConfigurationError(key: "auth.keysFile", message: "lines are `admin KEY` or `app APP KEY`")
+                }
+            }
+        }),
+        ("limits.ratePerSecond", { config, value throws(ConfigurationError) in
+            config.ratePerSecond = try parseInteger(value, key: "limits.ratePerSecond", range: 1...1_000_000)
+        }),
+        ("limits.rateBurst", { config, value throws(ConfigurationError) in
+            config.rateBurst = try parseInteger(value, key: "limits.rateBurst", range: 1...1_000_000)
+        }),
+        ("limits.requestTimeoutMs", { config, value throws(ConfigurationError) in
+            config.requestTimeoutMilliseconds = try parseInteger(value, key: "limits.requestTimeoutMs", range: 10...3_600_000)
+        }),
+        ("hooks.toleranceSeconds", { config, value throws(ConfigurationError) in
+            config.hookToleranceSeconds = try parseInteger(value, key: "hooks.toleranceSeconds", range: 1...86_400)
+        }),
+        ("hooks.file", { config, value in config.hooksFile = value }),
+        ("feedback.urls", { config, value throws(ConfigurationError) in
+            for url in list(value) {
+                guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil else {
+                    throw ConfigurationError(key: "feedback.urls", message: "'\(url)' is not an http(s) URL")
+                }
+                config.feedbackURLs.append(url)
+            }
+        }),
+        ("feedback.secret", { config, value in config.feedbackSecret = value }),
+        ("feedback.secretFile", { config, value throws(ConfigurationError) in
+            guard let text = try? String(contentsOfFile: value, encoding: .utf8) else {
+                throw ConfigurationError(key: "feedback.secretFile", message: "cannot read \(value)")
+            }
+            config.feedbackSecret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }),
+        ("feedback.events", { config, value throws(ConfigurationError) in
+            let types = Set(list(value))
+            guard types.isSubset(of: feedbackEventTypes) else {
+                throw ConfigurationError(key: "feedback.events", message: "types are \(feedbackEventTypes.sorted().joined(separator: ", "))")
+            }
+            config.feedbackEvents = types
+        }),
+        ("feedback.maxAttempts", { config, value throws(ConfigurationError) in
+            config.feedbackMaxAttempts = try parseInteger(value, key: "feedback.maxAttempts", range: 1...100)
+        }),
+        ("feedback.outboxLimit", { config, value throws(ConfigurationError) in
+            config.feedbackOutboxLimit = try parseInteger(value, key: "feedback.outboxLimit", range: 1...10_000_000)
         }),
         ("sandbox.enabled", { config, value throws(ConfigurationError) in
             guard let flag = Bool(value.lowercased()) else {
@@ -144,6 +246,11 @@ public struct ServerConfiguration: Sendable, Equatable {
         try key.apply(&self, value)
     }
 
+    /// A comma-separated (or YAML list) value, trimmed, empty entries dropped.
+    static func list(_ value: String) -> [String] {
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
     static func flatten(yaml text: String) throws(ConfigurationError) -> [String: String] {
         let root: Any?
         do {
@@ -155,6 +262,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         func walk(_ node: Any?, prefix: String) {
             if let mapping = node as? [String: Any] {
                 for (key, child) in mapping { walk(child, prefix: prefix.isEmpty ? key : "\(prefix).\(key)") }
+            } else if let sequence = node as? [Any] {
+                values[prefix] = sequence.map { "\($0)" }.joined(separator: ",")
             } else if let node, !prefix.isEmpty, !(node is NSNull) {
                 values[prefix] = "\(node)"
             }

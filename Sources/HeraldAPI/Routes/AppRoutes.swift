@@ -7,7 +7,7 @@ struct AppRoutes {
     let services: APIServices
     let gateway: PushGateway
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<HeraldRequestContext>) {
         router.put("/v1/apps/:app") { request, context in
             let id = try context.parameters.identifier("app")
             let body = try await services.body.decode(AppBody.self, from: request)

@@ -5,7 +5,7 @@ import Hummingbird
 struct DeviceRoutes {
     let services: APIServices
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<HeraldRequestContext>) {
         router.put("/v1/apps/:app/devices/:device") { request, context in
             let appID = try context.parameters.identifier("app")
             let id = try context.parameters.identifier("device")

@@ -5,7 +5,7 @@ import Prometheus
 struct HealthRoutes {
     let registry: PrometheusCollectorRegistry
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<HeraldRequestContext>) {
         router.get("/healthz") { _, _ in
             try Response.json(["status": "ok"])
         }

@@ -17,7 +17,7 @@ struct LifecycleRoutes {
 
     static let maximumEventsPerRequest = 1000
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<HeraldRequestContext>) {
         let base = "/v1/apps/:app/devices/:device"
 
         router.put("\(base)/state") { request, context in
@@ -92,7 +92,7 @@ struct LifecycleRoutes {
         }
     }
 
-    private func target(_ context: BasicRequestContext) async throws -> (App, Device) {
+    private func target(_ context: HeraldRequestContext) async throws -> (App, Device) {
         let appID = try context.parameters.require("app")
         let app = try await services.existingApp(appID)
         let device = try await services.existingDevice(app: appID, id: try context.parameters.require("device"))

@@ -10,7 +10,7 @@ struct NotificationRoutes {
     static let maximumPreview = 100
     static let maximumDeliveries = 1000
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<HeraldRequestContext>) {
         let base = "/v1/apps/:app/devices/:device"
 
         router.post("\(base)/notifications") { request, context in
@@ -28,6 +28,14 @@ struct NotificationRoutes {
                                                  nextIndex: next.index, nextFireDate: next.date)
             let result = try await services.store.schedule(notification, now: now)
             if let armed = result.armed { await services.engine.arm([armed]) }
+            if !result.evicted.isEmpty {
+                try await services.store.recordFeedback(result.evicted.map { evicted in
+                    FeedbackEvent(type: "notification.evicted", appID: device.appID,
+                                  payload: ["app": .string(device.appID), "device": .string(device.id),
+                                            "notificationId": .string(evicted), "reason": .string("keepSoonest")],
+                                  createdAt: now)
+                })
+            }
             let resource = ScheduledResource(notification: result.armed == nil ? nil : NotificationResource(notification),
                                              stored: result.armed != nil, replaced: result.replaced,
                                              evicted: result.evicted)
@@ -90,7 +98,7 @@ struct NotificationRoutes {
         }
     }
 
-    private func device(_ context: BasicRequestContext) async throws -> Device {
+    private func device(_ context: HeraldRequestContext) async throws -> Device {
         try await services.existingDevice(app: try context.parameters.require("app"),
                                           id: try context.parameters.require("device"))
     }

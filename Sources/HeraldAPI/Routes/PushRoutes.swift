@@ -27,19 +27,10 @@ struct PushRoutes {
         var data: [String: JSONValue]?
     }
 
-    /// One row of the answer.
-    struct Result: Encodable {
-        var notification: Int
-        var token: String?
-        var device: String?
-        var status: Int
-        var apnsId: String?
-        var reason: String?
-        var timestamp: Int64?
-    }
+    typealias Result = PushSender.Result
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.post("/v1/push") { request, _ in
+    func register(on router: Router<HeraldRequestContext>) {
+        router.post("/v1/push") { request, context in
             struct Body: Decodable { var notifications: [JSONValue]? }
             let body = try await services.body.decode(Body.self, from: request)
             guard let entries = body.notifications, !entries.isEmpty else {
@@ -51,13 +42,13 @@ struct PushRoutes {
             }
             var results: [Result] = []
             for (index, entry) in entries.enumerated() {
-                results += await send(entry, index: index)
+                results += await send(entry, index: index, principal: context.principal)
             }
             return try Response.json(["results": results])
         }
     }
 
-    private func send(_ raw: JSONValue, index: Int) async -> [Result] {
+    private func send(_ raw: JSONValue, index: Int, principal: Principal) async -> [Result] {
         func refusal(_ error: HeraldError, status: Int, token: String? = nil, device: String? = nil) -> Result {
             Result(notification: index, token: token, device: device, status: status, reason: error.reason)
         }
@@ -70,6 +61,9 @@ struct PushRoutes {
             return [refusal(.invalid("invalidField", "\(error)"), status: 422)]
         }
         guard let appID = entry.app else { return [refusal(.invalid("missingField", "app is required"), status: 422)] }
+        guard principal.mayUse(app: appID) else {
+            return [refusal(HeraldError(.invalid, reason: "forbidden", message: "this key belongs to another app"), status: 403)]
+        }
         guard let app = try? await services.store.app(id: appID) else {
             return [refusal(.notFound("appNotFound", "app '\(appID)' does not exist"), status: 404)]
         }
@@ -81,39 +75,12 @@ struct PushRoutes {
         }
         guard let aps = entry.aps else { return [refusal(.invalid("missingField", "aps is required"), status: 422)] }
 
-        // Resolve targets: explicit tokens, or each device's token (its VoIP token for voip pushes).
-        var targets: [(token: String?, device: String?)] = entry.tokens?.map { ($0, nil) } ?? []
-        var results: [Result] = []
-        for deviceID in entry.devices ?? [] {
-            guard let device = try? await services.store.device(appID: app.id, id: deviceID) else {
-                results.append(refusal(.notFound("deviceNotFound", ""), status: 404, device: deviceID))
-                continue
-            }
-            let token = type.usesVoIPToken ? device.voipToken : device.token
-            guard let token else {
-                results.append(refusal(.invalid(type.usesVoIPToken ? "noVoipToken" : "noDeviceToken", ""), status: 422, device: deviceID))
-                continue
-            }
-            targets.append((token, deviceID))
+        let sender = PushSender(services: services, gateway: gateway)
+        return await sender.send(app: app, type: type, tokens: entry.tokens ?? [], devices: entry.devices ?? [], index: index) {
+            token throws(HeraldError) in
+            try APNsPush(token: token, type: type, bundleID: app.id, topic: entry.topic, priority: entry.priority,
+                         expiration: entry.expiration, id: entry.id, collapseID: entry.collapseId, aps: aps,
+                         custom: entry.data ?? [:])
         }
-        var pushes: [APNsPush] = []
-        var sentTargets: [(token: String?, device: String?)] = []
-        for target in targets {
-            do {
-                pushes.append(try APNsPush(token: target.token ?? "", type: type, bundleID: app.id, topic: entry.topic,
-                                           priority: entry.priority, expiration: entry.expiration, id: entry.id,
-                                           collapseID: entry.collapseId, aps: aps, custom: entry.data ?? [:]))
-                sentTargets.append(target)
-            } catch {
-                results.append(refusal(error, status: 422, token: target.token, device: target.device))
-            }
-        }
-        guard !pushes.isEmpty else { return results }
-        let outcomes = await gateway.send(pushes, app: app)
-        for (target, outcome) in zip(sentTargets, outcomes) {
-            results.append(Result(notification: index, token: outcome.token, device: target.device, status: outcome.status,
-                                  apnsId: outcome.apnsID, reason: outcome.reason, timestamp: outcome.timestamp))
-        }
-        return results
     }
 }

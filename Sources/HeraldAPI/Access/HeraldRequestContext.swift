@@ -1,0 +1,33 @@
+import Hummingbird
+
+/// Who is calling: an admin key may do anything; an app key only touches its own app.
+public enum Principal: Sendable, Equatable {
+    case admin
+    case app(String)
+    /// No keys are configured: the server listens on loopback only and trusts its callers.
+    case loopback
+
+    /// Whether this caller may act on `appID`.
+    public func mayUse(app appID: String) -> Bool {
+        switch self {
+        case .admin, .loopback: return true
+        case .app(let own): return own == appID
+        }
+    }
+
+    public var isAdmin: Bool { self == .admin || self == .loopback }
+}
+
+/// The request context of every Herald route: Hummingbird's core storage plus the caller.
+public struct HeraldRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by ``AccessMiddleware`` before any route runs.
+    public var principal: Principal = .loopback
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+
+    /// Bodies are read and limited by the routes themselves (``JSONBody``).
+    public var maxUploadSize: Int { .max }
+}

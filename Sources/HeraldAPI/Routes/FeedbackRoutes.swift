@@ -1,0 +1,52 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import Hummingbird
+
+/// `GET /v1/feedback/outbox[?state=pending|delivered|parked]` and
+/// `POST /v1/feedback/outbox/{id}/retry`: what the feedback webhooks are doing (admin only).
+struct FeedbackRoutes {
+    let store: SQLiteStore
+    let dispatcher: FeedbackDispatcher?
+
+    struct MessageResource: Encodable {
+        var id: Int64
+        var event: Int64
+        var url: String
+        var type: String
+        var state: String
+        var attempts: Int
+        var nextAttemptAt: String
+        var lastError: String?
+    }
+
+    func register(on router: Router<HeraldRequestContext>) {
+        router.get("/v1/feedback/outbox") { request, _ in
+            var state: OutboxMessage.State?
+            if let text = request.uri.queryParameters.get("state") {
+                guard let parsed = OutboxMessage.State(rawValue: text) else {
+                    throw HeraldError.badRequest("invalidState", "state must be pending, delivered or parked")
+                }
+                state = parsed
+            }
+            let messages = try await store.outboxMessages(state: state, limit: 1000).map { message in
+                MessageResource(id: message.id, event: message.eventID, url: message.url, type: message.type,
+                                state: message.state.rawValue, attempts: message.attempts,
+                                nextAttemptAt: RFC3339.string(from: message.nextAttemptAt), lastError: message.lastError)
+            }
+            struct Body: Encodable {
+                var full: Bool
+                var messages: [MessageResource]
+            }
+            return try Response.json(Body(full: await dispatcher?.isFull ?? false, messages: messages))
+        }
+        router.post("/v1/feedback/outbox/:id/retry") { _, context in
+            guard let id = Int64(try context.parameters.require("id")),
+                  try await store.retryOutboxMessage(id, now: Date()) else {
+                throw HeraldError.notFound("messageNotFound", "no parked outbox message with that id")
+            }
+            dispatcher?.nudge()
+            return Response(status: .accepted)
+        }
+    }
+}

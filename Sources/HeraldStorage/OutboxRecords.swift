@@ -1,0 +1,27 @@
+import Foundation
+
+/// One feedback event on its way to one receiver URL.
+public struct OutboxMessage: Hashable, Sendable {
+    public enum State: String, Sendable, CaseIterable {
+        case pending, delivered, parked
+    }
+
+    public var id: Int64
+    public var eventID: Int64
+    public var url: String
+    public var type: String
+    /// The JSON body, exactly as it will be signed and sent.
+    public var body: String
+    public var attempts: Int
+    public var nextAttemptAt: Date
+    public var state: State
+    public var lastError: String?
+}
+
+/// An inbound hook's idempotency record: a resend with the same key gets the first answer.
+public enum IdempotencyRecord: Sendable, Equatable {
+    /// The first request is still being handled.
+    case inProgress
+    /// The first request's response body.
+    case completed(String)
+}

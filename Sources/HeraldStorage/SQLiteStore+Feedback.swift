@@ -1,0 +1,185 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+/// Inbound hook definitions, idempotency keys, and the durable outbox of feedback webhooks.
+extension SQLiteStore {
+    // MARK: Hooks
+
+    public func saveHook(name: String, definition: String) async throws -> Bool {
+        let now = Date().millisecondsSince1970
+        return try await pool.write { db in
+            let existed = try Bool.fetchOne(db, sql: "SELECT 1 FROM hook WHERE name = ?", arguments: [name]) ?? false
+            try db.execute(sql: """
+                INSERT INTO hook (name, definition, updated_at) VALUES (?, ?, ?)
+                ON CONFLICT(name) DO UPDATE SET definition = excluded.definition, updated_at = excluded.updated_at
+                """, arguments: [name, definition, now])
+            return !existed
+        }
+    }
+
+    public func hook(name: String) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT definition FROM hook WHERE name = ?", arguments: [name])
+        }
+    }
+
+    public func deleteHook(name: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM hook WHERE name = ?", arguments: [name])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Claims an idempotency key for a hook. Returns nil when the key is new (now claimed), or the
+    /// existing record. Keys older than `retention` are forgotten first.
+    public func claimIdempotencyKey(hook: String, key: String, now: Date, retention: TimeInterval) async throws -> IdempotencyRecord? {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM idempotency WHERE created_at < ?",
+                           arguments: [now.addingTimeInterval(-retention).millisecondsSince1970])
+            if let row = try Row.fetchOne(db, sql: "SELECT state, response FROM idempotency WHERE hook = ? AND key = ?",
+                                          arguments: [hook, key]) {
+                let state: String = row[0]
+                return state == "completed" ? .completed(row[1] ?? "{}") : .inProgress
+            }
+            try db.execute(sql: "INSERT INTO idempotency (hook, key, state, created_at) VALUES (?, ?, 'processing', ?)",
+                           arguments: [hook, key, now.millisecondsSince1970])
+            return nil
+        }
+    }
+
+    public func completeIdempotencyKey(hook: String, key: String, response: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE idempotency SET state = 'completed', response = ? WHERE hook = ? AND key = ?",
+                           arguments: [response, hook, key])
+        }
+    }
+
+    /// Forgets a claim whose request failed before doing anything, so a resend can try again.
+    public func releaseIdempotencyKey(hook: String, key: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM idempotency WHERE hook = ? AND key = ? AND state = 'processing'",
+                           arguments: [hook, key])
+        }
+    }
+
+    // MARK: Feedback events
+
+    public func recordFeedback(_ events: [FeedbackEvent]) async throws {
+        guard !events.isEmpty else { return }
+        let rows = try events.map { ($0, String(decoding: try Self.encoder.encode($0.payload), as: UTF8.self)) }
+        try await pool.write { db in
+            for (event, payload) in rows {
+                try db.execute(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)",
+                               arguments: [event.type, event.appID, payload, event.createdAt.millisecondsSince1970])
+            }
+        }
+        feedbackRaised()
+    }
+
+    // MARK: Outbox
+
+    /// Moves new feedback events into the outbox, one message per receiver whose types include
+    /// the event, unless the outbox already holds `limit` undelivered messages. Returns how many
+    /// messages were added, and whether the outbox is full.
+    public func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
+                               render: @Sendable (Int64, FeedbackEvent) -> String) async throws -> (added: Int, full: Bool) {
+        try await pool.write { db in
+            let pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE state != 'delivered'") ?? 0
+            let cursor = try Int64.fetchOne(db, sql: "SELECT last_event_key FROM feedback_cursor WHERE id = 1") ?? 0
+            let room = limit - pending
+            guard room > 0 else { return (0, true) }
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > ? ORDER BY key LIMIT ?
+                """, arguments: [cursor, max(1, room / max(1, receivers.count))])
+            var added = 0
+            var last = cursor
+            for row in rows {
+                let key: Int64 = row[0]
+                let payloadText: String = row[3]
+                let event = FeedbackEvent(type: row[1], appID: row[2],
+                                          payload: (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:],
+                                          createdAt: Date(millisecondsSince1970: row[4]))
+                for receiver in receivers where receiver.types.contains(event.type) {
+                    try db.execute(sql: """
+                        INSERT INTO outbox (event_key, url, type, body, next_attempt_at, state, created_at)
+                        VALUES (?, ?, ?, ?, ?, 'pending', ?)
+                        """, arguments: [key, receiver.url, event.type, render(key, event), now.millisecondsSince1970,
+                                         now.millisecondsSince1970])
+                    added += 1
+                }
+                last = key
+            }
+            try db.execute(sql: """
+                INSERT INTO feedback_cursor (id, last_event_key) VALUES (1, ?)
+                ON CONFLICT(id) DO UPDATE SET last_event_key = excluded.last_event_key
+                """, arguments: [last])
+            return (added, false)
+        }
+    }
+
+    /// Messages due for an attempt, oldest first.
+    public func dueOutboxMessages(now: Date, limit: Int) async throws -> [OutboxMessage] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Self.outboxColumns) FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?
+                ORDER BY next_attempt_at, key LIMIT ?
+                """, arguments: [now.millisecondsSince1970, limit]).map(Self.outboxMessage(from:))
+        }
+    }
+
+    /// When the next pending message is due, if any.
+    public func nextOutboxAttempt() async throws -> Date? {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT min(next_attempt_at) FROM outbox WHERE state = 'pending'")
+                .map(Date.init(millisecondsSince1970:))
+        }
+    }
+
+    public func outboxMessages(state: OutboxMessage.State?, limit: Int) async throws -> [OutboxMessage] {
+        try await pool.read { db in
+            if let state {
+                return try Row.fetchAll(db, sql: "SELECT \(Self.outboxColumns) FROM outbox WHERE state = ? ORDER BY key DESC LIMIT ?",
+                                        arguments: [state.rawValue, limit]).map(Self.outboxMessage(from:))
+            }
+            return try Row.fetchAll(db, sql: "SELECT \(Self.outboxColumns) FROM outbox ORDER BY key DESC LIMIT ?",
+                                    arguments: [limit]).map(Self.outboxMessage(from:))
+        }
+    }
+
+    public func markOutboxDelivered(_ id: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE outbox SET state = 'delivered', attempts = attempts + 1, last_error = NULL WHERE key = ?",
+                           arguments: [id])
+        }
+    }
+
+    /// Records a failed attempt: retried at `nextAttempt`, or parked after `maximumAttempts`.
+    public func markOutboxFailed(_ id: Int64, error: String, nextAttempt: Date, maximumAttempts: Int) async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
+                    state = CASE WHEN attempts + 1 >= ? THEN 'parked' ELSE 'pending' END
+                WHERE key = ?
+                """, arguments: [error, nextAttempt.millisecondsSince1970, maximumAttempts, id])
+        }
+    }
+
+    /// Puts a parked message back in line. Returns false if there is no such parked message.
+    public func retryOutboxMessage(_ id: Int64, now: Date) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: """
+                UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ? WHERE key = ? AND state = 'parked'
+                """, arguments: [now.millisecondsSince1970, id])
+            return db.changesCount > 0
+        }
+    }
+
+    static let outboxColumns = "key, event_key, url, type, body, attempts, next_attempt_at, state, last_error"
+
+    static func outboxMessage(from row: Row) -> OutboxMessage {
+        OutboxMessage(id: row[0], eventID: row[1], url: row[2], type: row[3], body: row[4], attempts: row[5],
+                      nextAttemptAt: Date(millisecondsSince1970: row[6]),
+                      state: OutboxMessage.State(rawValue: row[7]) ?? .pending, lastError: row[8])
+    }
+}
