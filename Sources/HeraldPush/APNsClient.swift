@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldCrypto
 import HeraldHTTP2
+import Synchronization
 
 /// Sends pushes for one app to one APNs environment, over a small pool of HTTP/2 connections.
 ///
@@ -61,6 +62,7 @@ public final class APNsClient: Sendable {
         var attempt = 0
         // What APNs said last, so a deadline that ends a backoff still reports the real refusal.
         var lastAnswer: PushOutcome?
+        var resends = 0
         while true {
             attempt += 1
             let remaining = deadline - .now
@@ -69,7 +71,10 @@ public final class APNsClient: Sendable {
             }
             var providerToken: ProviderToken?
             do {
-                let connection = try await pool.connection()
+                // Connecting counts against the push's deadline too.
+                let connection = try await Self.within(remaining) { [pool] in try await pool.connection() }
+                let remaining = deadline - .now
+                guard remaining > .zero else { throw HTTP2Error.timeout }
                 var headers = push.headers
                 if let providerTokens {
                     let token = try providerTokens.token(now: now())
@@ -91,12 +96,16 @@ public final class APNsClient: Sendable {
                 try await Task.sleep(for: min(retry.delay(afterAttempt: attempt), deadline - .now))
             } catch let error as HTTP2Error {
                 switch error {
-                case .notProcessed where attempt < retry.maximumAttempts:
+                case .notProcessed where resends < Self.maximumResends:
+                    // Not processed by the server: resending cannot duplicate, so it does not use up
+                    // a retry; the deadline and this cap bound it.
+                    resends += 1
+                    attempt -= 1
                     continue
                 case .connectFailed where attempt < retry.maximumAttempts, .queueFull where attempt < retry.maximumAttempts:
                     try? await Task.sleep(for: min(retry.delay(afterAttempt: attempt), max(.zero, deadline - .now)))
                 case .timeout:
-                    return PushOutcome(token: push.token, status: 504, reason: "timeout", attempts: attempt)
+                    return lastAnswer ?? PushOutcome(token: push.token, status: 504, reason: "timeout", attempts: attempt)
                 default:
                     return PushOutcome(token: push.token, status: 502, reason: Self.reason(for: error), attempts: attempt)
                 }
@@ -104,6 +113,26 @@ public final class APNsClient: Sendable {
                 return PushOutcome(token: push.token, status: 504, reason: "cancelled", attempts: attempt)
             } catch {
                 return PushOutcome(token: push.token, status: 500, reason: "\(error)", attempts: attempt)
+            }
+        }
+    }
+
+    /// Resends of requests the server did not process (GOAWAY, REFUSED_STREAM) allowed per push.
+    static let maximumResends = 20
+
+    /// Waits for `body` at most `limit`, then fails with `HTTP2Error.timeout`.
+    ///
+    /// `body` is left to finish on its own: a connection still being opened joins the pool and
+    /// serves later pushes, while this push stops waiting for it.
+    static func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let first = FirstResult(continuation)
+            Task {
+                do { first.resume(with: .success(try await body())) } catch { first.resume(with: .failure(error)) }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                first.resume(with: .failure(HTTP2Error.timeout))
             }
         }
     }
@@ -133,5 +162,22 @@ public final class APNsClient: Sendable {
         case .protocolError: return "protocolError"
         case .invalidConfiguration: return "invalidConfiguration"
         }
+    }
+}
+
+/// Resumes a continuation with whichever result arrives first, and ignores the rest.
+private final class FirstResult<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+
+    init(_ continuation: CheckedContinuation<T, any Error>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(with result: Result<T, any Error>) {
+        continuation.withLock { pending in
+            let waiting = pending
+            pending = nil
+            return waiting
+        }?.resume(with: result)
     }
 }

@@ -3,7 +3,8 @@ import HeraldCore
 /// What happened to one push to one token.
 public struct PushOutcome: Hashable, Sendable {
     public var token: String
-    /// APNs' HTTP status; 0 when APNs never answered (timeout, connection failure, refused locally).
+    /// APNs' HTTP status when APNs answered; otherwise Herald's: 410 (token known dead, not
+    /// sent), 422 (refused by the push rules), 502 (transport failure), 504 (deadline passed).
     public var status: Int
     public var apnsID: String?
     /// APNs' reason on failure, or Herald's own when the push never got an answer.

@@ -1,0 +1,108 @@
+import Foundation
+import HeraldCore
+import HeraldPush
+import HeraldSandbox
+import Testing
+
+@Suite("Retries: 429 and 5xx are retried with capped exponential backoff and jitter; 4xx never")
+struct RetryTests {
+    enum Fault: String, CaseIterable, CustomTestStringConvertible {
+        case tooManyRequests = "429 TooManyRequests"
+        case serviceUnavailable = "503 ServiceUnavailable"
+
+        var faults: SandboxFaults {
+            switch self {
+            case .tooManyRequests: return SandboxFaults(tooManyRequestsRate: 1)
+            case .serviceUnavailable: return SandboxFaults(unavailableRate: 1)
+            }
+        }
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test("a push refused with 429 or 503 is retried with backoff and succeeds once the fault is lifted",
+          arguments: Fault.allCases)
+    func retriedUntilFaultLifts(_ fault: Fault) async throws {
+        let token = deviceToken(300)
+        try await withSandbox(faults: fault.faults) { sandbox in
+            try await withPushGateway(timeout: .seconds(10)) { gateway in
+                let app = sandbox.app()
+                let push = try alert(to: token)
+                let start = ContinuousClock.now
+                let sending = Task { await gateway.send([push], app: app) }
+                // Lift the fault ~300 ms in, once the sandbox has refused the push at least once.
+                #expect(await eventually { sandbox.refusals(token) >= 1 })
+                try await Task.sleep(until: start + .milliseconds(300))
+                #expect(sandbox.inbox(token).isEmpty, "nothing is accepted while the fault holds")
+                sandbox.faults = SandboxFaults()
+
+                let (outcomes, elapsed) = await timed { await sending.value }
+                let outcome = try #require(outcomes.first)
+                #expect(outcome.status == 200)
+                #expect(outcome.apnsID == push.id)
+                #expect(outcome.attempts > 1)
+                #expect(outcome.attempts <= RetryPolicy().maximumAttempts)
+                #expect(sandbox.refusals(token) == outcome.attempts - 1, "every attempt but the last was refused")
+                #expect(elapsed < .seconds(3), "backoff stays short at first: 50–100 ms, then doubling")
+                #expect(sandbox.inbox(token).map(\.apnsId) == [push.id], "delivered exactly once")
+            }
+        }
+    }
+
+    @Test("the waits between retries grow exponentially, are capped, and are jittered into [½, 1] of the step")
+    func backoffShape() {
+        let policy = RetryPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1), maximumAttempts: 10)
+        for attempt in 1...8 {
+            let step = min(Duration.milliseconds(100) * (1 << (attempt - 1)), .seconds(1))
+            let delays = (0..<200).map { _ in policy.delay(afterAttempt: attempt) }
+            #expect(delays.allSatisfy { $0 >= step / 2 && $0 <= step }, "attempt \(attempt)")
+            #expect(Set(delays).count > 1, "jitter spreads retries out")
+        }
+    }
+
+    @Test("4xx answers are never retried")
+    func clientErrorsNotRetried() async throws {
+        let reasons = APNsReason.allCases.filter { (400..<500).contains($0.status) && $0 != .tooManyRequests }
+        let tokens = reasons.indices.map { deviceToken(310 + $0) }
+        let faults = SandboxFaults(reasons: Dictionary(uniqueKeysWithValues: zip(tokens, reasons)))
+        try await withSandbox(faults: faults) { sandbox in
+            try await withPushGateway(timeout: .seconds(10)) { gateway in
+                let outcomes = await gateway.send(try tokens.map { try alert(to: $0) }, app: sandbox.app())
+                #expect(outcomes.map(\.reason) == reasons.map(\.rawValue))
+                #expect(outcomes.allSatisfy { $0.attempts == 1 })
+                #expect(sandbox.recorder.totalRefusals == reasons.count, "each push reached the sandbox once")
+            }
+        }
+    }
+
+    @Test("when retries run out, the outcome is APNs' last answer")
+    func retriesExhausted() async throws {
+        try await withSandbox(faults: SandboxFaults(unavailableRate: 1)) { sandbox in
+            try await withClient(sandbox.settings(), retry: quickRetry) { client in
+                let outcome = await client.send(try alert(to: deviceToken(330)), timeout: .seconds(5))
+                #expect(outcome.status == 503)
+                #expect(outcome.reason == "ServiceUnavailable")
+                #expect(outcome.attempts == quickRetry.maximumAttempts)
+                #expect(sandbox.recorder.totalRefusals == quickRetry.maximumAttempts)
+            }
+        }
+    }
+
+    @Test("when the deadline ends a retry's backoff, the outcome still says what APNs last answered")
+    func deadlineDuringBackoff() async throws {
+        try await withSandbox(faults: SandboxFaults(tooManyRequestsRate: 1)) { sandbox in
+            // Backoff waits of at least 1 s, but only 1 s to spend (connecting included, which can take a
+            // few hundred milliseconds on a loaded machine).
+            let slow = RetryPolicy(initialDelay: .seconds(2), maximumDelay: .seconds(2), maximumAttempts: 6)
+            try await withClient(sandbox.settings(), retry: slow) { client in
+                let (outcome, elapsed) = try await timed {
+                    await client.send(try alert(to: deviceToken(331)), timeout: .seconds(1))
+                }
+                #expect(elapsed < .milliseconds(2500), "the push's deadline bounds the backoff")
+                #expect(outcome.status == 429)
+                #expect(outcome.reason == "TooManyRequests")
+                #expect(outcome.attempts >= 1)
+            }
+        }
+    }
+}
