@@ -91,15 +91,15 @@ public struct HeraldServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: AccessMiddleware(
             keys: APIKeys(adminKeys: configuration.adminKeys, appKeys: configuration.appKeys.map { ($0.app, $0.key) }),
-            limiter: RateLimiter(ratePerSecond: Double(configuration.ratePerSecond), burst: configuration.rateBurst),
+            limiter: RateLimiter(ratePerSecond: configuration.ratePerSecond, burst: configuration.rateBurst),
             timeout: .milliseconds(configuration.requestTimeoutMilliseconds)))
         let services = APIServices(store: store, engine: engine, clock: clock,
                                    body: JSONBody(maximumBytes: configuration.maxBodyBytes))
         HealthRoutes(registry: registry).register(on: router)
         AppRoutes(services: services, gateway: gateway).register(on: router)
         PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch).register(on: router)
-        HookRoutes(services: services, store: store, gateway: gateway,
-                   defaultTolerance: configuration.hookToleranceSeconds).register(on: router)
+        HookRoutes(services: services, store: store, gateway: gateway, defaultTolerance: configuration.hookToleranceSeconds,
+                   claimLease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000)).register(on: router)
         FeedbackRoutes(store: store, dispatcher: feedback).register(on: router)
         LifecycleRoutes(services: services, store: store, streams: streams, gateway: gateway,
                         wakePushesPerHour: configuration.wakePushesPerHour,

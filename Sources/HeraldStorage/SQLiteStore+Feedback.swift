@@ -32,11 +32,15 @@ extension SQLiteStore {
     }
 
     /// Claims an idempotency key for a hook. Returns nil when the key is new (now claimed), or the
-    /// existing record. Keys older than `retention` are forgotten first.
-    public func claimIdempotencyKey(hook: String, key: String, now: Date, retention: TimeInterval) async throws -> IdempotencyRecord? {
+    /// existing record. Keys older than `retention` are forgotten first, and a claim still
+    /// `processing` after `lease` (its request died mid-way, say in a crash) may be taken over.
+    public func claimIdempotencyKey(hook: String, key: String, now: Date, retention: TimeInterval,
+                                    lease: TimeInterval) async throws -> IdempotencyRecord? {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM idempotency WHERE created_at < ?",
                            arguments: [now.addingTimeInterval(-retention).millisecondsSince1970])
+            try db.execute(sql: "DELETE FROM idempotency WHERE state = 'processing' AND created_at < ?",
+                           arguments: [now.addingTimeInterval(-lease).millisecondsSince1970])
             if let row = try Row.fetchOne(db, sql: "SELECT state, response FROM idempotency WHERE hook = ? AND key = ?",
                                           arguments: [hook, key]) {
                 let state: String = row[0]

@@ -23,7 +23,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var heartbeatMilliseconds = 15_000
     public var adminKeys: [String] = []
     public var appKeys: [AppKey] = []
-    public var ratePerSecond = 50
+    public var ratePerSecond: Double = 50
     public var rateBurst = 100
     public var requestTimeoutMilliseconds = 30_000
     public var hookToleranceSeconds = 300
@@ -133,7 +133,11 @@ public struct ServerConfiguration: Sendable, Equatable {
             }
         }),
         ("limits.ratePerSecond", { config, value throws(ConfigurationError) in
-            config.ratePerSecond = try parseInteger(value, key: "limits.ratePerSecond", range: 1...1_000_000)
+            // Fractions allowed: 0.5 is one request every two seconds on average.
+            guard let rate = Double(value), rate > 0, rate <= 1_000_000 else {
+                throw ConfigurationError(key: "limits.ratePerSecond", message: "'\(value)' must be a number above 0")
+            }
+            config.ratePerSecond = rate
         }),
         ("limits.rateBurst", { config, value throws(ConfigurationError) in
             config.rateBurst = try parseInteger(value, key: "limits.rateBurst", range: 1...1_000_000)

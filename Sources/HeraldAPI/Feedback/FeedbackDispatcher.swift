@@ -82,7 +82,8 @@ public actor FeedbackDispatcher: Service {
             let delay = next.map { max(0.01, $0.timeIntervalSinceNow) } ?? 3600
             // Whichever comes first: the next retry, or a nudge.
             let timer = Task { [weak self] in
-                try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+                // A cancelled timer must not signal: that would wake the loop at once, forever.
+                guard (try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))) != nil else { return }
                 await self?.signal()
             }
             guard await iterator.next() != nil else { timer.cancel(); return }
@@ -90,25 +91,29 @@ public actor FeedbackDispatcher: Service {
         }
     }
 
-    /// One pass: fan new events out, then attempt every due message.
+    /// One pass: fan new events out and attempt every due message, until neither makes
+    /// progress (a delivered message frees room for events held back by a full outbox).
     public func dispatchDue() async {
         guard !configuration.receivers.isEmpty else { return }
         do {
-            var full = false
-            repeat {
-                let result = try await store.fanOutFeedback(receivers: configuration.receivers, limit: configuration.outboxLimit,
-                                                            now: Date(), render: Self.render)
-                full = result.full
-                if result.added == 0 { break }
-            } while !full
-            if full, !isFull {
-                logger.warning("feedback outbox is full; new events wait until receivers catch up",
-                               metadata: ["limit": "\(configuration.outboxLimit)"])
-            }
-            isFull = full
             while true {
+                var added = 0
+                var full = false
+                repeat {
+                    let result = try await store.fanOutFeedback(receivers: configuration.receivers,
+                                                                limit: configuration.outboxLimit, now: Date(),
+                                                                render: Self.render)
+                    full = result.full
+                    added += result.added
+                    if result.added == 0 { break }
+                } while !full
+                if full, !isFull {
+                    logger.warning("feedback outbox is full; new events wait until receivers catch up",
+                                   metadata: ["limit": "\(configuration.outboxLimit)"])
+                }
+                isFull = full
                 let due = try await store.dueOutboxMessages(now: Date(), limit: 50)
-                if due.isEmpty { break }
+                if due.isEmpty && added == 0 { break }
                 await withTaskGroup(of: Void.self) { group in
                     for message in due {
                         group.addTask { await self.attempt(message) }

@@ -13,6 +13,10 @@ struct HealthRoutes {
         router.get("/readyz") { _, _ in
             try Response.json(["status": "ready"])
         }
+        router.get("/openapi.yaml") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/yaml"],
+                     body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
+        }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))

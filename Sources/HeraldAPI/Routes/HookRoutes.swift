@@ -12,6 +12,8 @@ struct HookRoutes {
     let store: SQLiteStore
     let gateway: PushGateway
     let defaultTolerance: Int
+    /// How long an unfinished claim on an idempotency key holds: beyond any request's timeout.
+    let claimLease: TimeInterval
 
     /// How long an idempotency key is remembered.
     static let idempotencyRetention: TimeInterval = 24 * 3600
@@ -73,7 +75,7 @@ struct HookRoutes {
         let idempotencyKey = Self.header("Idempotency-Key", in: request) ?? push.idempotencyKey
         if let idempotencyKey {
             switch try await store.claimIdempotencyKey(hook: name, key: idempotencyKey, now: services.clock.now(),
-                                                       retention: Self.idempotencyRetention) {
+                                                       retention: Self.idempotencyRetention, lease: claimLease) {
             case .completed(let first)?:
                 var response = Response(status: .ok, headers: [.contentType: "application/json"],
                                         body: .init(byteBuffer: ByteBuffer(string: first)))
@@ -96,11 +98,22 @@ struct HookRoutes {
                              custom: push.data)
             }
         } catch {
-            if let idempotencyKey { try? await store.releaseIdempotencyKey(hook: name, key: idempotencyKey) }
+            if let idempotencyKey {
+                let store = self.store
+                await Task { try? await store.releaseIdempotencyKey(hook: name, key: idempotencyKey) }.value
+            }
             throw error
         }
         let reply = HookReply(pushed: true, filtered: false, results: results)
         let response = try Response.json(reply)
+        // Cut short (the request timed out) before any push was accepted: free the key so a
+        // resend can deliver. Once something reached APNs, the key keeps the answer.
+        if Task.isCancelled, let idempotencyKey, !results.contains(where: { $0.status == 200 }) {
+            // In a task of its own: storage refuses to start work for a cancelled task.
+            let store = self.store
+            await Task { try? await store.releaseIdempotencyKey(hook: name, key: idempotencyKey) }.value
+            throw CancellationError()
+        }
         if let idempotencyKey {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

@@ -1,0 +1,249 @@
+import Foundation
+import HeraldAPI
+import HeraldCore
+import HeraldSandbox
+import HeraldScheduler
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+// Fixtures for the access-control, signed-hook and feedback tests: an in-process Herald with API
+// keys configured, beside a real sandbox APNs gateway it pushes into, so that every refusal can be
+// checked twice: nothing stored changed, and nothing reached a device.
+
+/// The keys the guarded server knows.
+enum GuardKeys {
+    static let admin = "admin-key-5f0c1d2e3a4b"
+    /// A second admin key: its own rate-limit bucket.
+    static let otherAdmin = "admin-key-two-77aa88bb99cc"
+    /// Scoped to ``GuardApps/alarm``.
+    static let alarm = "alarm-key-0a1b2c3d4e5f"
+    /// Scoped to ``GuardApps/weather``.
+    static let weather = "weather-key-9f8e7d6c5b4a"
+}
+
+/// The two apps the guarded tests use; both push into the test's sandbox.
+enum GuardApps {
+    static let alarm = "com.example.alarm"
+    static let weather = "com.example.weather"
+    static let device = "iphone-1"
+}
+
+/// Device tokens: 32 bytes of hex, one per seed.
+func guardToken(_ seed: Int) -> String {
+    String(repeating: "c3", count: 28) + String(format: "%08x", seed)
+}
+
+/// The repository's `Certs/` directory, found from this file's path.
+enum GuardCerts {
+    static let directory: String = {
+        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        for _ in 0..<6 {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Certs/dev-ca.pem").path) {
+                return url.appendingPathComponent("Certs").path
+            }
+            url.deleteLastPathComponent()
+        }
+        return FileManager.default.currentDirectoryPath + "/Certs"
+    }()
+}
+
+/// A running guarded server, its clock, the sandbox it pushes into, and a client that can present
+/// any key and any header.
+struct GuardedHerald: Sendable {
+    let server: HeraldServer
+    let clock: ManualClock
+    let client: any TestClientProtocol
+    let sandbox: SandboxGateway
+    let dataDirectory: String
+
+    /// The server's `now`, in unix seconds, as hook signatures are checked against it.
+    var now: Int { Int(clock.now().timeIntervalSince1970) }
+
+    /// Sends a request, presenting `key` (none when nil) and any extra headers.
+    func send(_ method: HTTPRequest.Method, _ path: String, body: Data? = nil, key: String? = GuardKeys.admin,
+              authorization: String? = nil, headers: [String: String] = [:]) async throws -> Reply {
+        var fields: HTTPFields = [:]
+        if body != nil { fields[.contentType] = "application/json" }
+        if let authorization {
+            fields[.authorization] = authorization
+        } else if let key {
+            fields[.authorization] = "Bearer \(key)"
+        }
+        for (name, value) in headers {
+            fields.append(HTTPField(name: HTTPField.Name(name)!, value: value))
+        }
+        let response = try await client.executeRequest(uri: path, method: method, headers: fields,
+                                                       body: body.map { ByteBuffer(bytes: $0) })
+        return Reply(status: response.status, headers: response.headers, body: Data(response.body.readableBytesView))
+    }
+
+    func get(_ path: String, key: String? = GuardKeys.admin) async throws -> Reply {
+        try await send(.get, path, key: key)
+    }
+
+    func put(_ path: String, json: [String: Any], key: String? = GuardKeys.admin) async throws -> Reply {
+        try await send(.put, path, body: API.encode(json), key: key)
+    }
+
+    func post(_ path: String, json: [String: Any], key: String? = GuardKeys.admin) async throws -> Reply {
+        try await send(.post, path, body: API.encode(json), key: key)
+    }
+
+    func delete(_ path: String, key: String? = GuardKeys.admin) async throws -> Reply {
+        try await send(.delete, path, key: key)
+    }
+
+    /// How an app reaches the test's sandbox, as `PUT /v1/apps/{app}` takes it.
+    var pushSettings: [String: Any] {
+        ["environment": "https://127.0.0.1:\(sandbox.port)", "caFile": GuardCerts.directory + "/dev-ca.pem",
+         "auth": ["type": "token", "teamId": "DEVTEAM001", "keyId": "DEVKEY0001",
+                  "keyFile": GuardCerts.directory + "/dev-apns-key.p8"]]
+    }
+
+    /// Registers `app` (pushing into the sandbox) and one device of it with `token`, as admin.
+    func registerApp(_ app: String, device: String = GuardApps.device, token: String,
+                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let appReply = try await put("/v1/apps/\(app)", json: ["push": pushSettings])
+        try #require(appReply.status == .created || appReply.status == .ok, "app registration failed: \(appReply.text)",
+                     sourceLocation: sourceLocation)
+        let deviceReply = try await put("/v1/apps/\(app)/devices/\(device)", json: ["timeZone": "Europe/Paris", "token": token])
+        try #require(deviceReply.status == .created || deviceReply.status == .ok,
+                     "device registration failed: \(deviceReply.text)", sourceLocation: sourceLocation)
+    }
+
+    /// Every notification the sandbox accepted so far, whatever the token.
+    var pushedCount: Int { sandbox.allInboxes().values.reduce(0) { $0 + $1.count } }
+
+    /// What a device with `token` received, oldest first.
+    func inbox(_ token: String) -> [InboxEntry] { sandbox.inbox(token: token) }
+
+    /// What the API shows about both apps, their devices, the hooks named, and the feedback outbox,
+    /// read with the admin key. Used to prove that a refused request changed nothing.
+    func snapshot(hooks: [String] = []) async throws -> [StoredView] {
+        var paths: [String] = []
+        for app in [GuardApps.alarm, GuardApps.weather] {
+            let device = "/v1/apps/\(app)/devices/\(GuardApps.device)"
+            paths += ["/v1/apps/\(app)", device, "\(device)/notifications", "\(device)/deliveries?limit=1000"]
+        }
+        paths += hooks.map { "/v1/hooks/\($0)" }
+        paths.append("/v1/feedback/outbox")
+        var views: [StoredView] = []
+        for path in paths {
+            let reply = try await get(path, key: GuardKeys.admin)
+            views.append(StoredView(path: path, status: reply.status.code, body: reply.json))
+        }
+        return views
+    }
+
+    /// Runs `request`, which must be refused with `status` and `reason`; checks the JSON error
+    /// shape, that nothing reached the sandbox, and that nothing stored changed.
+    @discardableResult
+    func expectRefused(_ status: HTTPResponse.Status, _ reason: String, hooks: [String] = [],
+                       sourceLocation: SourceLocation = #_sourceLocation,
+                       _ request: () async throws -> Reply) async throws -> Reply {
+        let before = try await snapshot(hooks: hooks)
+        let pushedBefore = pushedCount
+        let reply = try await request()
+        expectError(reply, status: status, reason: reason, sourceLocation: sourceLocation)
+        #expect(pushedCount == pushedBefore, "a refused request pushed something", sourceLocation: sourceLocation)
+        let after = try await snapshot(hooks: hooks)
+        #expect(after == before, "a refused request changed what is stored", sourceLocation: sourceLocation)
+        return reply
+    }
+}
+
+/// Settings a guarded test may change.
+struct GuardOptions: Sendable {
+    /// Configure the admin and app keys of ``GuardKeys``.
+    var keys = true
+    var ratePerSecond: Double?
+    var rateBurst: Int?
+    var requestTimeoutMilliseconds: Int?
+    var maxBodyBytes: Int?
+    var hookToleranceSeconds: Int?
+    var feedbackURLs: [String] = []
+    var feedbackSecret: String?
+    var feedbackEvents: Set<String>?
+    var feedbackMaxAttempts: Int?
+    var feedbackOutboxLimit: Int?
+    var faults = SandboxFaults()
+    var transport: Transport = .router
+}
+
+/// Starts a sandbox gateway on free loopback ports and a Herald (keys configured unless told
+/// otherwise) on a fresh data directory with a ManualClock at `now`; runs `body`; always stops
+/// both and removes the directory.
+func withGuardedHerald<Value: Sendable>(
+    now: Date = Moment.now, options: GuardOptions = .init(),
+    _ body: @escaping @Sendable (GuardedHerald) async throws -> Value
+) async throws -> Value {
+    let directory = TemporaryDirectory.make()
+    defer { TemporaryDirectory.remove(directory) }
+    var logger = Logger(label: "herald.guarded-tests")
+    logger.logLevel = .critical
+    let sandbox = SandboxGateway(
+        configuration: SandboxConfiguration(host: "127.0.0.1", port: 0, adminHost: "127.0.0.1", adminPort: 0,
+                                            certificatesDirectory: GuardCerts.directory, faults: options.faults),
+        logger: logger)
+    try await sandbox.start()
+
+    var configuration = ServerConfiguration()
+    configuration.dataDirectory = directory
+    configuration.listenPort = 0
+    if options.keys {
+        configuration.adminKeys = [GuardKeys.admin, GuardKeys.otherAdmin]
+        configuration.appKeys = [.init(app: GuardApps.alarm, key: GuardKeys.alarm),
+                                 .init(app: GuardApps.weather, key: GuardKeys.weather)]
+    }
+    // Generous unless a test is about the limit: the refusal checks read a lot with one key.
+    configuration.ratePerSecond = options.ratePerSecond ?? 100_000
+    configuration.rateBurst = options.rateBurst ?? 100_000
+    if let value = options.requestTimeoutMilliseconds { configuration.requestTimeoutMilliseconds = value }
+    if let value = options.maxBodyBytes { configuration.maxBodyBytes = value }
+    if let value = options.hookToleranceSeconds { configuration.hookToleranceSeconds = value }
+    configuration.feedbackURLs = options.feedbackURLs
+    configuration.feedbackSecret = options.feedbackSecret
+    if let value = options.feedbackEvents { configuration.feedbackEvents = value }
+    if let value = options.feedbackMaxAttempts { configuration.feedbackMaxAttempts = value }
+    if let value = options.feedbackOutboxLimit { configuration.feedbackOutboxLimit = value }
+
+    let clock = ManualClock(now: now)
+    do {
+        let server = try await HeraldServer(configuration: configuration, clock: clock, logger: logger)
+        let run: @Sendable (any TestClientProtocol) async throws -> Value = { client in
+            try await body(GuardedHerald(server: server, clock: clock, client: client, sandbox: sandbox,
+                                         dataDirectory: directory))
+        }
+        let value: Value
+        do {
+            switch options.transport {
+            case .router:
+                value = try await Application(router: server.makeRouter(), logger: logger).test(.router, run)
+            case .live:
+                value = try await server.makeApplication().test(.live, run)
+            }
+        } catch {
+            await server.gateway.shutdown()
+            throw error
+        }
+        await server.gateway.shutdown()
+        await sandbox.shutdown()
+        return value
+    } catch {
+        await sandbox.shutdown()
+        throw error
+    }
+}
+
+/// Polls `condition` every 20 ms until it holds, for at most `timeout`; returns whether it did.
+func pollUntil(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if try await condition() { return true }
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+}
