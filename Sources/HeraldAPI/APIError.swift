@@ -54,6 +54,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch let error as HeraldError {
             throw APIError(error)
+        } catch let error as DecodingError {
+            throw APIError(JSONBody.describe(error))
         } catch let error as HTTPError {
             switch error.status {
             case .notFound:

@@ -26,6 +26,11 @@ struct JSONBody {
         guard !data.isEmpty else {
             throw HeraldError.badRequest("invalidJSON", "the request needs a JSON body")
         }
+        return try Self.decode(type, from: data)
+    }
+
+    /// Decodes bytes already read, with the same reasons as ``decode(_:from:)-(_,Request)``.
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {

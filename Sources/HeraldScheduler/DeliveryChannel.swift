@@ -6,11 +6,14 @@ public struct FiredOccurrence: Sendable {
     public var occurrence: Occurrence
     public var content: NotificationContent
     public var device: Device
+    /// When the scheduler fired it, on the scheduler's clock.
+    public var firedAt: Date
 
-    public init(occurrence: Occurrence, content: NotificationContent, device: Device) {
+    public init(occurrence: Occurrence, content: NotificationContent, device: Device, firedAt: Date = Date()) {
         self.occurrence = occurrence
         self.content = content
         self.device = device
+        self.firedAt = firedAt
     }
 }
 

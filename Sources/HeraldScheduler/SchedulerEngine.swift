@@ -87,7 +87,8 @@ public actor SchedulerEngine: Service {
         let now = clock.now()
         let occurrence = Occurrence(appID: device.appID, deviceID: device.id, notificationID: notificationID,
                                     index: 0, scheduledFor: now, late: false, missed: 0)
-        let outcome = await channel.deliver([FiredOccurrence(occurrence: occurrence, content: content, device: device)]).first
+        let outcome = await channel.deliver([FiredOccurrence(occurrence: occurrence, content: content, device: device,
+                                                             firedAt: now)]).first
             ?? DeliveryOutcome(channel: "none", outcome: "notDelivered")
         let delivery = Delivery(occurrenceID: occurrence.id, appID: device.appID, deviceID: device.id,
                                 notificationID: notificationID, scheduledFor: now, firedAt: now, late: false, missed: 0,
@@ -205,7 +206,8 @@ public actor SchedulerEngine: Service {
                                        deviceID: occurrence.deviceID, notificationID: occurrence.notificationID,
                                        scheduledFor: plan.scheduledFor, firedAt: now, late: plan.late,
                                        missed: plan.missed, channel: "pending", outcome: "pending"))
-            fired.append(FiredOccurrence(occurrence: occurrence, content: notification.content, device: item.device))
+            fired.append(FiredOccurrence(occurrence: occurrence, content: notification.content, device: item.device,
+                                         firedAt: now))
             advances.append(.init(key: item.key, revision: item.revision, next: plan.next))
         }
         guard !advances.isEmpty else { return 0 }

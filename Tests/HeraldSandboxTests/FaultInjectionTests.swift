@@ -103,7 +103,7 @@ struct FaultInjectionTests {
 
     @Test("latencyMilliseconds delays every answer")
     func latency() async throws {
-        try await withSandbox(faults: SandboxFaults(latencyMilliseconds: 300)) { sandbox in
+        try await withSandbox(faults: SandboxFaults(latencyMilliseconds: 3000)) { sandbox in
             let client = try await connect(sandbox)
             defer { client.close() }
             let bearer = try TestKeys.bearer()
@@ -111,15 +111,16 @@ struct FaultInjectionTests {
             var response: HTTP2Response?
             let accepted = try await clock.measure { response = try await client.send(TestPush(authorization: bearer)) }
             #expect(response?.status == 200)
-            #expect(accepted >= .milliseconds(300))
+            #expect(accepted >= .milliseconds(3000))
             var refused: HTTP2Response?
             let refusal = try await clock.measure { refused = try await client.send(TestPush(authorization: nil)) }
             #expect(refused?.status == 403)
-            #expect(refusal >= .milliseconds(300), "refusals are slow too")
+            #expect(refusal >= .milliseconds(3000), "refusals are slow too")
 
             sandbox.faults.latencyMilliseconds = 0
             let quick = try await clock.measure { _ = try await client.send(TestPush(authorization: bearer)) }
-            #expect(quick < .milliseconds(300))
+            // Only that the delay is gone; generous, since a loaded machine is slow on its own.
+            #expect(quick < .seconds(2))
         }
     }
 }

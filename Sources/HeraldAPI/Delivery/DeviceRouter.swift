@@ -47,9 +47,10 @@ struct DeviceRouter: DeliveryChannel {
             }
         }
         guard !held.isEmpty else { return outcomes }
-        let now = Date()
         do {
-            try await store.holdInInbox(held.map { InboxItem(occurrence: batch[$0].occurrence, content: batch[$0].content, firedAt: now) })
+            try await store.holdInInbox(held.map {
+                InboxItem(occurrence: batch[$0].occurrence, content: batch[$0].content, firedAt: batch[$0].firedAt)
+            })
             for index in held { outcomes[index] = DeliveryOutcome(channel: "inbox", outcome: "held") }
         } catch {
             for index in held { outcomes[index] = DeliveryOutcome(channel: "inbox", outcome: "failed") }

@@ -52,7 +52,7 @@ struct EventStream {
                             kind: event.kind, key: event.key, value: event.value, count: 1))))
                     case .notification(let fired):
                         try await writer.write(Self.frame("notification", PresentedNotificationResource(
-                            occurrence: fired.occurrence, content: fired.content, firedAt: Date())))
+                            occurrence: fired.occurrence, content: fired.content, firedAt: fired.firedAt)))
                     case .heartbeat:
                         try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                     }
@@ -62,7 +62,12 @@ struct EventStream {
                 logger.debug("event stream closed", metadata: ["device": "\(device.id)", "error": "\(error)"])
             }
             if await streams.unsubscribe(appID: app.id, deviceID: device.id, id: id) {
-                _ = try? await store.setState(appID: app.id, deviceID: device.id, state: .suspended, drain: false, catalog: catalog)
+                // As iOS does: a closed app goes to the background, then is suspended. In a task of
+                // its own, since storage refuses to start work for a cancelled task.
+                await Task {
+                    _ = try? await store.setState(appID: app.id, deviceID: device.id, state: .background, drain: false, catalog: catalog)
+                    _ = try? await store.setState(appID: app.id, deviceID: device.id, state: .suspended, drain: false, catalog: catalog)
+                }.value
             }
         }
         return Response(status: .ok,

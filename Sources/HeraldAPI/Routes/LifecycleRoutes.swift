@@ -34,7 +34,7 @@ struct LifecycleRoutes {
             struct Body: Decodable { var state: String? }
             let (app, device) = try await target(context)
             let data = try await services.body.bytes(of: request)
-            let body = data.isEmpty ? Body() : try JSONDecoder().decode(Body.self, from: data)
+            let body = data.isEmpty ? Body() : try JSONBody.decode(Body.self, from: data)
             let state = try Self.state(body.state ?? LifecycleState.background.rawValue)
             guard state == .background || state == .active else {
                 throw HeraldError.invalid("invalidState", "wake moves a device to background or active")
