@@ -76,9 +76,11 @@ let package = Package(
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldCrypto",
             "HeraldHTTP2",
         ], path: "Benchmarks/HeraldBenchmarks"),
+        // Helpers shared by the test suites (they run in one process).
+        .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
-        .testTarget(name: "HeraldHTTP2Tests", dependencies: ["HeraldHTTP2"]),
+        .testTarget(name: "HeraldHTTP2Tests", dependencies: ["HeraldHTTP2", "HeraldTestSupport"]),
         .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldSandbox"]),
         .testTarget(name: "HeraldPushTests", dependencies: [
             "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldScheduler", "HeraldPush", "HeraldSandbox",
@@ -89,6 +91,6 @@ let package = Package(
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
-        .testTarget(name: "HeraldEndToEndTests", dependencies: ["herald"]),
+        .testTarget(name: "HeraldEndToEndTests", dependencies: ["HeraldTestSupport", "herald"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -99,7 +100,7 @@ private func childEnvironment(_ extra: [String: String]) -> [String: String] {
 
 /// A child process whose stdout and stderr go to files (no pipe can fill up and block it).
 final class ChildProcess: @unchecked Sendable {
-    let process = Process()
+    let process = SpawnedProcess()
     let stdoutURL: URL
     let stderrURL: URL
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -228,7 +229,7 @@ final class FeedbackListener: @unchecked Sendable {
 
     let port: Int
     private let logURL: URL
-    private let child: Process
+    private let child: SpawnedProcess
 
     private static let script = #"""
         import base64, http.server, json, sys
@@ -261,7 +262,7 @@ final class FeedbackListener: @unchecked Sendable {
         server.serve_forever()
         """#
 
-    private init(port: Int, logURL: URL, process: Process) {
+    private init(port: Int, logURL: URL, process: SpawnedProcess) {
         self.port = port
         self.logURL = logURL
         child = process
@@ -274,7 +275,7 @@ final class FeedbackListener: @unchecked Sendable {
         let stdoutURL = scratch.file("feedback-\(id).stdout")
         let stderrURL = scratch.file("feedback-\(id).stderr")
         for url in [logURL, stdoutURL, stderrURL] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, String(port), logURL.path]
         process.standardInput = FileHandle.nullDevice

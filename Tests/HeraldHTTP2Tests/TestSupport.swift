@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import HeraldHTTP2
 import Synchronization
 import Testing
@@ -124,11 +125,11 @@ func findExecutable(_ name: String) -> String? {
 
 /// An external process (nghttpd, openssl s_server) that is killed when the test ends.
 final class ExternalProcess: Sendable {
-    private let process: Process
+    private let process: SpawnedProcess
     let output: String
 
     init(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("herald-h2-\(UUID().uuidString).log")
@@ -157,7 +158,7 @@ final class ExternalProcess: Sendable {
 /// Runs a command to completion off the cooperative pool; returns exit status and output.
 func runCommand(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
     try await withCheckedThrowingContinuation { continuation in
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let pipe = Pipe()
