@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Herald benchmarks: builds, runs the in-process scheduler benchmarks (herald-bench) and the HTTP
-# schedule benchmark (wrk against a server it starts), and prints one table.
+# Herald benchmarks: builds, runs the in-process scheduler and coalescer benchmarks (herald-bench),
+# the push gateway benchmark (herald-bench against `herald sandbox`, beside h2load), and the HTTP
+# schedule and coalescer benchmarks (wrk and herald-bench against a server it starts), and prints
+# one table.
 #
 #   bash Benchmarks/run.sh           full sizes, release build in .build-release
 #   bash Benchmarks/run.sh --smoke   tiny sizes, debug build in .build (for CI)
@@ -23,6 +25,9 @@ if [[ $SMOKE == 1 ]]; then
   BUILD=(swift build)
   BIN=$ROOT/.build/debug
   BENCH_SIZES=(--notifications 10000 --devices 100 --burst 1000 --rate 1000 --seconds 1 --rounds 1)
+  COALESCE_SIZES=(--events 20000 --event-devices 100 --store-events 2000 --rounds 1)
+  PUSH_SIZES=(--pushes 2000 --streams 100 --push-connections 1,4)
+  COALESCE_HTTP_SIZES=(--event-devices 100 --events 4000 --wakes 50 --http-seconds 1)
   HTTP_SECONDS=1
   HTTP_DEVICES=200
   MODE_LABEL="smoke, debug build"
@@ -30,6 +35,9 @@ else
   BUILD=(swift build -c release --scratch-path .build-release)
   BIN=$ROOT/.build-release/release
   BENCH_SIZES=(--notifications 1000000 --devices 10000 --burst 100000 --rate 10000 --seconds 10 --rounds 3)
+  COALESCE_SIZES=(--events 1000000 --event-devices 10000 --store-events 200000 --rounds 3)
+  PUSH_SIZES=(--pushes 1000000 --streams 100 --push-connections 1,4)
+  COALESCE_HTTP_SIZES=(--event-devices 10000 --events 1000000 --wakes 2000 --http-seconds 10)
   HTTP_SECONDS=10
   HTTP_DEVICES=4000
   MODE_LABEL="release build"
@@ -40,6 +48,7 @@ WRK_CONNECTIONS=32
 say() { echo "run.sh: $*" >&2; }
 
 command -v wrk >/dev/null || { say "wrk is missing (Debian: apt-get install wrk)"; exit 1; }
+command -v h2load >/dev/null || { say "h2load is missing (Debian: apt-get install nghttp2-client)"; exit 1; }
 command -v curl >/dev/null || { say "curl is missing"; exit 1; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/herald-bench.XXXXXX")
@@ -73,6 +82,17 @@ ROWS=$WORK/rows.tsv
 # ---- in-process benchmarks -----------------------------------------------------------------
 say "running herald-bench ${BENCH_SIZES[*]}"
 "$BIN/herald-bench" all "${BENCH_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
+say "running herald-bench coalesce ${COALESCE_SIZES[*]}"
+"$BIN/herald-bench" coalesce "${COALESCE_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
+
+# ---- push gateway benchmark (sandbox, h2load) ----------------------------------------------
+# herald-bench starts `herald sandbox` itself (or, without a herald binary, the same gateway in
+# `herald-bench sandbox`), runs h2load and its own APNs client against it, and stops it.
+HERALD_ARG=()
+[[ $HERALD_BUILT == 1 ]] && HERALD_ARG=(--herald "$BIN/herald")
+say "running herald-bench push ${PUSH_SIZES[*]}"
+"$BIN/herald-bench" push "${PUSH_SIZES[@]}" "${HERALD_ARG[@]}" --certs "$ROOT/Certs" --scratch "$WORK" \
+  | { grep '^ROW' || true; } >>"$ROWS"
 
 # ---- HTTP schedule benchmark ---------------------------------------------------------------
 free_port() {
@@ -96,11 +116,13 @@ wait_healthy() {
 }
 
 SERVER_KIND=""
-# start_server SYNCHRONOUS: a server on a fresh data dir and free port; sets SERVER_PID, PORT.
+# start_server SYNCHRONOUS [NAME]: a server on a fresh data dir and free port; sets SERVER_PID,
+# PORT and SERVER_DATA.
 start_server() {
-  local sync=$1 data log
-  data=$WORK/http-$sync
-  log=$WORK/server-$sync.log
+  local sync=$1 name=${2:-$1} data log
+  data=$WORK/http-$name
+  log=$WORK/server-$name.log
+  SERVER_DATA=$data
   for attempt in 1 2 3; do
     PORT=$(free_port)
     export HERALD_LISTEN=127.0.0.1:$PORT HERALD_DATA_DIR=$data HERALD_STORAGE_SYNCHRONOUS=$sync HERALD_LOG_LEVEL=warning
@@ -177,7 +199,18 @@ schedule_benchmark() {
 }
 
 schedule_benchmark normal "WAL + synchronous=NORMAL (default; survives kill -9)"
-schedule_benchmark full "WAL + HERALD_STORAGE_SYNCHRONOUS=full (meant to survive power loss; see README)"
+schedule_benchmark full "WAL + HERALD_STORAGE_SYNCHRONOUS=full (survives power loss)"
+
+# ---- HTTP coalescer benchmark --------------------------------------------------------------
+# A fresh server; herald-bench registers the asleep devices, sends the events, reads the
+# server's memory (by pid) and store (by data dir), runs wrk (wrk/events.lua), and times wakes.
+say "HTTP: starting a server for the coalescer"
+start_server normal coalesce
+say "running herald-bench coalesce-http ${COALESCE_HTTP_SIZES[*]}"
+"$BIN/herald-bench" coalesce-http "${COALESCE_HTTP_SIZES[@]}" --port "$PORT" --server-pid "$SERVER_PID" \
+  --data-dir "$SERVER_DATA" --server-label "$SERVER_KIND" --events-script "$ROOT/Benchmarks/wrk/events.lua" \
+  --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
+stop_server
 
 # ---- the table -----------------------------------------------------------------------------
 echo "Herald benchmarks — $MODE_LABEL, $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ); ratio = measured ÷ reference"

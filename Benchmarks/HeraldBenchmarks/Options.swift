@@ -2,8 +2,9 @@ import Foundation
 
 /// Sizes and switches from the command line: `--name value` pairs after an optional subcommand.
 struct Options: Sendable {
-    /// Which part to run: `all` (the in-process benchmarks), `arming`, `firing`, `serve`, `table`,
-    /// or the internal `arm-probe` a parent runs in a fresh process.
+    /// Which part to run: `all` (the in-process scheduler benchmarks), `arming`, `firing`,
+    /// `push`, `coalesce`, `coalesce-http`, `serve`, `sandbox`, `table`, or the internal
+    /// `arm-probe` and `push-probe` a parent runs in a fresh process.
     var command = "all"
     /// Pending notifications armed at start, and the devices they are spread over.
     var notifications = 1_000_000
@@ -23,14 +24,49 @@ struct Options: Sendable {
     /// For `table`: the file of ROW lines to print as one table.
     var rows = ""
 
+    /// Push benchmark: pushes per run, streams in flight per connection, the connection counts
+    /// to run, the `herald` binary that serves the sandbox, and the dev certificates.
+    var pushes = 1_000_000
+    var streams = 100
+    var pushConnections = [1, 4]
+    var herald = ""
+    var certificates = "Certs"
+    /// For `push-probe`: the sandbox's port and the connections to open.
+    var port = 0
+    var connections = 1
+    /// Each push's time limit in seconds, as `PushGateway.Configuration.timeout` (default 30 s).
+    var pushTimeout = 30
+
+    /// Coalescer: events (in-process pure ingest, and through HTTP), the asleep devices they go
+    /// to, events for the SQLiteStore runs, wakes timed, and seconds per wrk run.
+    var events = 1_000_000
+    var eventDevices = 10_000
+    var storeEvents = 200_000
+    var wakes = 2_000
+    var httpSeconds = 10
+    /// For `coalesce-http`: the server `run.sh` started (`--port`, `--data-dir` as well), a name
+    /// for it in the rows, and the wrk script.
+    var serverPID: Int32 = 0
+    var serverLabel = ""
+    var eventsScript = "Benchmarks/wrk/events.lua"
+
     static let usage = """
         usage: herald-bench [all|arming|firing] [--notifications N] [--devices N] [--burst N]
                             [--rate N] [--seconds N] [--rounds N] [--scratch DIR]
+               herald-bench push [--pushes N] [--streams N] [--push-connections 1,4] [--push-timeout S]
+                                 [--herald BIN] [--certs DIR] [--scratch DIR]
+               herald-bench coalesce [--events N] [--event-devices N] [--store-events N] [--rounds N]
+                                     [--scratch DIR]
+               herald-bench coalesce-http --port P --server-pid PID --data-dir DIR [--server-label TEXT]
+                                          [--event-devices N] [--events N] [--wakes N] [--http-seconds N]
+                                          [--events-script FILE] [--scratch DIR]
                herald-bench serve
+               herald-bench sandbox [--certs DIR]
                herald-bench table --rows FILE
         The benchmarks print one tab-separated line per result, each starting with ROW; progress
         goes to stderr. `serve` runs HeraldServer in-process (configured from HERALD_* variables)
-        until SIGTERM. `table` prints the ROW lines of FILE as one markdown table.
+        until SIGTERM; `sandbox` runs the APNs sandbox in-process until SIGTERM. `table` prints
+        the ROW lines of FILE as one markdown table.
         """
 
     init(arguments: [String]) throws {
@@ -54,6 +90,23 @@ struct Options: Sendable {
             case "--data-dir": dataDirectory = value
             case "--mode": mode = value
             case "--rows": rows = value
+            case "--pushes": pushes = try Self.positive(value, flag)
+            case "--streams": streams = try Self.positive(value, flag)
+            case "--push-connections":
+                pushConnections = try value.split(separator: ",").map { try Self.positive(String($0), flag) }
+            case "--herald": herald = value
+            case "--certs": certificates = value
+            case "--port": port = try Self.positive(value, flag)
+            case "--connections": connections = try Self.positive(value, flag)
+            case "--push-timeout": pushTimeout = try Self.positive(value, flag)
+            case "--events": events = try Self.positive(value, flag)
+            case "--event-devices": eventDevices = try Self.positive(value, flag)
+            case "--store-events": storeEvents = try Self.positive(value, flag)
+            case "--wakes": wakes = try Self.positive(value, flag)
+            case "--http-seconds": httpSeconds = try Self.positive(value, flag)
+            case "--server-pid": serverPID = Int32(try Self.positive(value, flag))
+            case "--server-label": serverLabel = value
+            case "--events-script": eventsScript = value
             default: throw OptionsError("unknown flag \(flag)")
             }
         }

@@ -18,6 +18,9 @@ final class RawSQLite {
         sqlite3_close(handle)
     }
 
+    /// SQLITE_TRANSIENT: SQLite copies bound text before the call returns.
+    fileprivate static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
     func execute(_ sql: String) throws {
         try check(sqlite3_exec(handle, sql, nil, nil, nil))
     }
@@ -34,7 +37,7 @@ final class RawSQLite {
         }
     }
 
-    /// A prepared statement; integer bindings and columns only, which is all the floors need.
+    /// A prepared statement: integer and text bindings, integer columns.
     final class Statement {
         private let pointer: OpaquePointer
         private let owner: RawSQLite
@@ -52,6 +55,25 @@ final class RawSQLite {
             sqlite3_reset(pointer)
             for (offset, value) in values.enumerated() {
                 sqlite3_bind_int64(pointer, Int32(offset + 1), value)
+            }
+        }
+
+        enum Value {
+            case int(Int64)
+            case text(String)
+            case null
+        }
+
+        /// Resets the statement and binds `values` to ?1, ?2, …; text is copied by SQLite.
+        func bind(values: [Value]) {
+            sqlite3_reset(pointer)
+            for (offset, value) in values.enumerated() {
+                let position = Int32(offset + 1)
+                switch value {
+                case .int(let number): sqlite3_bind_int64(pointer, position, number)
+                case .text(let text): sqlite3_bind_text(pointer, position, text, -1, RawSQLite.transient)
+                case .null: sqlite3_bind_null(pointer, position)
+                }
             }
         }
 

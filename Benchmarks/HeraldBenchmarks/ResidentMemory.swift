@@ -1,12 +1,21 @@
 import Foundation
 
-/// The process's resident set size, read from `/proc/self/statm` (Linux).
+/// Resident set size, read from `/proc/<pid>/statm` (Linux).
 enum ResidentMemory {
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
-    /// Resident bytes now, or nil where `/proc` is not available.
+    /// This process's resident bytes now, or nil where `/proc` is not available.
     static func bytes() -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        bytes(statm: "/proc/self/statm")
+    }
+
+    /// Another process's resident bytes (a server started by `run.sh`), or nil if it is gone.
+    static func bytes(pid: Int32) -> Int? {
+        bytes(statm: "/proc/\(pid)/statm")
+    }
+
+    private static func bytes(statm path: String) -> Int? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
         return pages * pageSize

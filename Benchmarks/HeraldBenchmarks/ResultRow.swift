@@ -45,6 +45,13 @@ enum Format {
 
     static func bytes(_ value: Double) -> String { String(format: "%.1f B", value) }
 
+    static func megabytes(_ bytes: Double) -> String { String(format: "%.1f MiB", bytes / 1_048_576) }
+
+    /// "+1.2 MiB" or "−0.3 MiB".
+    static func signedMegabytes(_ bytes: Double) -> String {
+        (bytes < 0 ? "−" : "+") + megabytes(abs(bytes))
+    }
+
     static func rate(_ perSecond: Double, unit: String) -> String {
         "\(grouped(Int(perSecond.rounded()))) \(unit)"
     }

@@ -1,6 +1,7 @@
 import Foundation
 
-// herald-bench: the scheduler engine's benchmarks. See Benchmarks/README.md; `run.sh` drives it.
+// herald-bench: the scheduler, push gateway and coalescer benchmarks. See Benchmarks/README.md;
+// `run.sh` drives it.
 
 let options: Options
 do {
@@ -21,6 +22,16 @@ do {
         for row in try await FiringBenchmark.run(options) { row.emit() }
     case "arm-probe":
         try await ArmingProbe.main(options)
+    case "push":
+        for row in try await PushBenchmark.run(options) { row.emit() }
+    case "push-probe":
+        try await PushProbe.main(options)
+    case "coalesce":
+        for row in try await CoalescerBenchmark.run(options) { row.emit() }
+    case "coalesce-http":
+        for row in try await CoalescerHTTPBenchmark.run(options) { row.emit() }
+    case "sandbox":
+        try await SandboxProcess.serve(certificates: options.certificates)
     case "table":
         try ResultTable.print(rowsFile: options.rows)
     case "serve":

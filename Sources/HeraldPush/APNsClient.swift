@@ -71,8 +71,13 @@ public final class APNsClient: Sendable {
             }
             var providerToken: ProviderToken?
             do {
-                // Connecting counts against the push's deadline too.
-                let connection = try await Self.within(remaining) { [pool] in try await pool.connection() }
+                // Connecting counts against the push's deadline too (only raced when one must be opened).
+                let connection: HTTP2ClientConnection
+                if let ready = await pool.readyConnection() {
+                    connection = ready
+                } else {
+                    connection = try await Self.within(remaining) { [pool] in try await pool.connection() }
+                }
                 let remaining = deadline - .now
                 guard remaining > .zero else { throw HTTP2Error.timeout }
                 var headers = push.headers
@@ -127,12 +132,16 @@ public final class APNsClient: Sendable {
     static func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let first = FirstResult(continuation)
-            Task {
-                do { first.resume(with: .success(try await body())) } catch { first.resume(with: .failure(error)) }
+            let timer = Task {
+                guard (try? await Task.sleep(for: limit)) != nil else { return }
+                first.resume(with: .failure(HTTP2Error.timeout))
             }
             Task {
-                try? await Task.sleep(for: limit)
-                first.resume(with: .failure(HTTP2Error.timeout))
+                let result: Result<T, any Error>
+                do { result = .success(try await body()) } catch { result = .failure(error) }
+                // No timer may outlive the wait it guards.
+                timer.cancel()
+                first.resume(with: result)
             }
         }
     }
