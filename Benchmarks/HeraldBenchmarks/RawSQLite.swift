@@ -12,6 +12,8 @@ final class RawSQLite {
             defer { sqlite3_close(handle) }
             throw RawSQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
         }
+        // Wait rather than fail when another connection (a closing store's checkpointer) holds a lock.
+        sqlite3_busy_timeout(handle, 10_000)
     }
 
     deinit {
