@@ -248,7 +248,7 @@ public actor SchedulerEngine: Service {
             let delivery = item.delivery
             let occurrence = Occurrence(appID: delivery.appID, deviceID: delivery.deviceID,
                                         notificationID: delivery.notificationID,
-                                        index: Int(delivery.occurrenceID.split(separator: "#").last ?? "0") ?? 0,
+                                        index: Occurrence.index(fromID: delivery.occurrenceID),
                                         scheduledFor: delivery.scheduledFor, late: true, missed: delivery.missed)
             ids.append(item.deliveryID)
             batch.append(FiredOccurrence(occurrence: occurrence, content: notification.content, device: device))

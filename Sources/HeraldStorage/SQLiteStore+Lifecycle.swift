@@ -125,7 +125,7 @@ extension SQLiteStore {
             let occurrenceID: String = row[0]
             let contentText: String = row[6]
             let occurrence = Occurrence(appID: appID, deviceID: deviceID, notificationID: row[1],
-                                        index: Int(occurrenceID.split(separator: "#").last ?? "0") ?? 0,
+                                        index: Occurrence.index(fromID: occurrenceID),
                                         scheduledFor: Date(millisecondsSince1970: row[2]), late: row[4], missed: row[5])
             return InboxItem(occurrence: occurrence,
                              content: try JSONDecoder().decode(NotificationContent.self, from: Data(contentText.utf8)),

@@ -14,8 +14,6 @@ public enum Principal: Sendable, Equatable {
         case .app(let own): return own == appID
         }
     }
-
-    public var isAdmin: Bool { self == .admin || self == .loopback }
 }
 
 /// The request context of every Herald route: Hummingbird's core storage plus the caller.

@@ -98,10 +98,7 @@ struct HookRoutes {
                              custom: push.data)
             }
         } catch {
-            if let idempotencyKey {
-                let store = self.store
-                await Task { try? await store.releaseIdempotencyKey(hook: name, key: idempotencyKey) }.value
-            }
+            if let idempotencyKey { await release(idempotencyKey, hook: name) }
             throw error
         }
         let reply = HookReply(pushed: true, filtered: false, results: results)
@@ -109,9 +106,7 @@ struct HookRoutes {
         // Cut short (the request timed out) before any push was accepted: free the key so a
         // resend can deliver. Once something reached APNs, the key keeps the answer.
         if Task.isCancelled, let idempotencyKey, !results.contains(where: { $0.status == 200 }) {
-            // In a task of its own: storage refuses to start work for a cancelled task.
-            let store = self.store
-            await Task { try? await store.releaseIdempotencyKey(hook: name, key: idempotencyKey) }.value
+            await release(idempotencyKey, hook: name)
             throw CancellationError()
         }
         if let idempotencyKey {
@@ -121,6 +116,13 @@ struct HookRoutes {
                                                    response: String(decoding: try encoder.encode(reply), as: UTF8.self))
         }
         return response
+    }
+
+    /// Frees a claim so a resend can deliver; in a task of its own, since storage refuses to
+    /// start work for a cancelled task (a timed-out request is one).
+    private func release(_ key: String, hook: String) async {
+        let store = self.store
+        await Task { try? await store.releaseIdempotencyKey(hook: hook, key: key) }.value
     }
 
     /// A request header by name, case-insensitively.

@@ -102,20 +102,13 @@ public struct LocalNotification: Hashable, Sendable {
         self.nextFireDate = nextFireDate
     }
 
-    /// The series this notification fires on, read in `deviceTimeZone` when it is floating.
-    public func recurrence(deviceTimeZone: TimeZone) -> Recurrence {
-        Recurrence(anchor: Self.anchor(fireDate: fireDate, timeZone: timeZone, deviceTimeZone: deviceTimeZone),
-                   rule: repeatRule)
+    /// The fire date, zone and repeat rule, as a schedule.
+    public var schedule: NotificationSchedule {
+        NotificationSchedule(fireDate: fireDate, timeZone: timeZone, repeatRule: repeatRule)
     }
 
-    static func anchor(fireDate: FireDate, timeZone: FireTimeZone, deviceTimeZone: TimeZone) -> RecurrenceAnchor {
-        switch (fireDate, timeZone) {
-        case (.instant(let date), _):
-            return .instant(date)
-        case (.wallClock(let local), .fixed(let identifier)):
-            return .wallClock(local, TimeZone(identifier: identifier) ?? deviceTimeZone)
-        case (.wallClock(let local), _):
-            return .wallClock(local, deviceTimeZone)
-        }
+    /// The series this notification fires on, read in `deviceTimeZone` when it is floating.
+    public func recurrence(deviceTimeZone: TimeZone) -> Recurrence {
+        schedule.recurrence(deviceTimeZone: deviceTimeZone)
     }
 }

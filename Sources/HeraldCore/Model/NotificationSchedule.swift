@@ -94,8 +94,18 @@ public struct NotificationSchedule: Hashable, Sendable {
 
     /// The series, read in `deviceTimeZone` when floating.
     public func recurrence(deviceTimeZone: TimeZone) -> Recurrence {
-        Recurrence(anchor: LocalNotification.anchor(fireDate: fireDate, timeZone: timeZone, deviceTimeZone: deviceTimeZone),
-                   rule: repeatRule)
+        Recurrence(anchor: anchor(deviceTimeZone: deviceTimeZone), rule: repeatRule)
+    }
+
+    private func anchor(deviceTimeZone: TimeZone) -> RecurrenceAnchor {
+        switch (fireDate, timeZone) {
+        case (.instant(let date), _):
+            return .instant(date)
+        case (.wallClock(let local), .fixed(let identifier)):
+            return .wallClock(local, TimeZone(identifier: identifier) ?? deviceTimeZone)
+        case (.wallClock(let local), _):
+            return .wallClock(local, deviceTimeZone)
+        }
     }
 
     /// The first occurrence after `now`, or `fireDateInPast` when nothing is left to fire.

@@ -30,6 +30,11 @@ public struct Occurrence: Hashable, Sendable {
     public var id: String { Self.id(notificationID: notificationID, index: index) }
 
     public static func id(notificationID: String, index: Int) -> String { "\(notificationID)#\(index)" }
+
+    /// The occurrence index an id ends with (0 if it has none), the inverse of ``id(notificationID:index:)``.
+    public static func index(fromID id: String) -> Int {
+        id.split(separator: "#").last.flatMap { Int($0) } ?? 0
+    }
 }
 
 /// How an occurrence (or a presented notification) reached the device, as recorded.
