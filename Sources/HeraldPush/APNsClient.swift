@@ -71,13 +71,8 @@ public final class APNsClient: Sendable {
             }
             var providerToken: ProviderToken?
             do {
-                // Connecting counts against the push's deadline too (only raced when one must be opened).
-                let connection: HTTP2ClientConnection
-                if let ready = await pool.readyConnection() {
-                    connection = ready
-                } else {
-                    connection = try await Self.within(remaining) { [pool] in try await pool.connection() }
-                }
+                // Connecting counts against the push's deadline too.
+                let connection = try await Self.within(remaining) { [pool] in try await pool.connection() }
                 let remaining = deadline - .now
                 guard remaining > .zero else { throw HTTP2Error.timeout }
                 var headers = push.headers

@@ -20,14 +20,6 @@ actor APNsConnectionPool {
         self.connectTimeout = connectTimeout
     }
 
-    /// The least busy usable connection with a free stream, or nil when one would have to be opened.
-    func readyConnection() -> HTTP2ClientConnection? {
-        connections.removeAll { !$0.isUsable }
-        guard let least = connections.min(by: { load($0) < load($1) }),
-              load(least) < least.maxConcurrentStreams || connections.count >= size else { return nil }
-        return least
-    }
-
     /// The least busy usable connection, or a new one when all are full and there is room.
     func connection() async throws -> HTTP2ClientConnection {
         connections.removeAll { !$0.isUsable }
