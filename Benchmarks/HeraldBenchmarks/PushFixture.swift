@@ -19,6 +19,6 @@ enum PushFixture {
     /// Settings for the sandbox on `port`, with the committed dev CA and token key.
     static func settings(port: Int, certificates: String) -> PushSettings {
         PushSettings(environment: "https://127.0.0.1:\(port)", caFile: "\(certificates)/dev-ca.pem",
-                     auth: .token(teamId: teamID, keyId: keyID, keyFile: "\(certificates)/dev-apns-key.p8"))
+                     auth: .token(teamId: teamID, keyId: keyID, key: .file("\(certificates)/dev-apns-key.p8")))
     }
 }

@@ -22,6 +22,7 @@ struct APIError: HTTPResponseError {
         case .invalid: status = .unprocessableContent
         case .conflict: status = .conflict
         case .tooLarge: status = .contentTooLarge
+        case .forbidden: status = .forbidden
         }
         self.init(status: status, reason: error.reason, message: error.message)
     }

@@ -14,6 +14,10 @@ public struct TLSConfiguration: Sendable {
         case pem(certificateFile: String, keyFile: String)
         /// A PKCS#12 bundle, as exported from Keychain Access.
         case pkcs12(file: String, password: String)
+        /// PEM certificate (chain) and PEM private key held in memory (uploaded credentials).
+        case pemContent(certificate: String, key: String)
+        /// A PKCS#12 bundle's bytes held in memory.
+        case pkcs12Content([UInt8], password: String)
     }
 
     public var trustRoots: TrustRoots
@@ -66,4 +70,14 @@ public struct TLSServerConfiguration: Sendable {
 public enum TLSVersion: Sendable {
     case tls12
     case tls13
+}
+
+extension TLSConfiguration {
+    /// Loads everything this configuration names (CA file, client identity) without connecting,
+    /// so bad credentials are refused when they are given rather than on the first connection.
+    ///
+    /// - Throws: `HTTP2Error.tls` or `.invalidConfiguration`, saying what could not be loaded.
+    public func check() throws(HTTP2Error) {
+        _ = try TLSContext(client: self)
+    }
 }

@@ -41,7 +41,13 @@ final class TLSContext: @unchecked Sendable {
         case .pem(let certificateFile, let keyFile):
             try useIdentity(certificateFile: certificateFile, keyFile: keyFile)
         case .pkcs12(let file, let password):
-            try usePKCS12(file: file, password: password)
+            try TLSContext.requireReadable(file, what: "PKCS#12 file")
+            try usePKCS12(try MemoryOrFileBIO(file: file), password: password, name: file)
+        case .pemContent(let certificate, let key):
+            try usePEM(certificate: try MemoryOrFileBIO(bytes: Array(certificate.utf8)),
+                       key: try MemoryOrFileBIO(bytes: Array(key.utf8)))
+        case .pkcs12Content(let bytes, let password):
+            try usePKCS12(try MemoryOrFileBIO(bytes: bytes), password: password, name: "the uploaded PKCS#12 bundle")
         }
 
         guard !alpnWire.isEmpty else { throw .invalidConfiguration("ALPN protocol list is empty") }
@@ -111,31 +117,49 @@ final class TLSContext: @unchecked Sendable {
         }
     }
 
-    private func usePKCS12(file: String, password: String) throws(HTTP2Error) {
-        try TLSContext.requireReadable(file, what: "PKCS#12 file")
-        guard let bio = BIO_new_file(file, "rb") else {
-            throw .tls("cannot open PKCS#12 file \(file): \(TLSContext.drainErrors())")
+    /// An identity from PEM text: the first certificate is the leaf, the rest its chain.
+    private func usePEM(certificate: MemoryOrFileBIO, key: MemoryOrFileBIO) throws(HTTP2Error) {
+        guard let leaf = PEM_read_bio_X509(certificate.pointer, nil, nil, nil) else {
+            throw .tls("the uploaded certificate is not PEM: \(TLSContext.drainErrors())")
         }
-        defer { BIO_free(bio) }
-        guard let p12 = d2i_PKCS12_bio(bio, nil) else {
-            throw .tls("\(file) is not a PKCS#12 file: \(TLSContext.drainErrors())")
+        defer { X509_free(leaf) }
+        guard SSL_CTX_use_certificate(pointer, leaf) == 1 else {
+            throw .tls("cannot use the uploaded certificate: \(TLSContext.drainErrors())")
+        }
+        while let extra = PEM_read_bio_X509(certificate.pointer, nil, nil, nil) {
+            // The SSL_CTX owns `extra` once added.
+            if herald_SSL_CTX_add_extra_chain_cert(pointer, extra) != 1 { X509_free(extra) }
+        }
+        ERR_clear_error()  // the loop ends on a "no start line" error
+        guard let privateKey = PEM_read_bio_PrivateKey(key.pointer, nil, nil, nil) else {
+            throw .tls("the uploaded private key is not PEM: \(TLSContext.drainErrors())")
+        }
+        defer { EVP_PKEY_free(privateKey) }
+        guard SSL_CTX_use_PrivateKey(pointer, privateKey) == 1, SSL_CTX_check_private_key(pointer) == 1 else {
+            throw .tls("the uploaded private key does not match the certificate: \(TLSContext.drainErrors())")
+        }
+    }
+
+    private func usePKCS12(_ source: MemoryOrFileBIO, password: String, name: String) throws(HTTP2Error) {
+        guard let p12 = d2i_PKCS12_bio(source.pointer, nil) else {
+            throw .tls("\(name) is not a PKCS#12 bundle: \(TLSContext.drainErrors())")
         }
         defer { PKCS12_free(p12) }
         var key: OpaquePointer?
         var certificate: OpaquePointer?
         var chain: OpaquePointer?
         guard PKCS12_parse(p12, password, &key, &certificate, &chain) == 1 else {
-            throw .tls("cannot decrypt PKCS#12 file \(file) (wrong password?): \(TLSContext.drainErrors())")
+            throw .tls("cannot decrypt \(name) (wrong password?): \(TLSContext.drainErrors())")
         }
         defer {
             if let key { EVP_PKEY_free(key) }
             if let certificate { X509_free(certificate) }
             if let chain { herald_X509_pop_free_stack(chain) }
         }
-        guard let certificate, let key else { throw .tls("PKCS#12 file \(file) holds no certificate and key") }
+        guard let certificate, let key else { throw .tls("\(name) holds no certificate and key") }
         guard SSL_CTX_use_certificate(pointer, certificate) == 1, SSL_CTX_use_PrivateKey(pointer, key) == 1,
               SSL_CTX_check_private_key(pointer) == 1 else {
-            throw .tls("cannot use the identity in \(file): \(TLSContext.drainErrors())")
+            throw .tls("cannot use the identity in \(name): \(TLSContext.drainErrors())")
         }
         if let chain {
             for index in 0..<herald_X509_stack_count(chain) {
@@ -194,5 +218,34 @@ final class TLSContext: @unchecked Sendable {
         if access(path, R_OK) != 0 {
             throw .invalidConfiguration("\(what) \(path) is not readable: \(errnoString())")
         }
+    }
+}
+
+/// Owns one OpenSSL BIO over a file or over bytes it keeps alive, and frees it.
+private final class MemoryOrFileBIO {
+    let pointer: OpaquePointer
+    /// A memory BIO reads these bytes in place, so they live as long as the BIO.
+    private let bytes: UnsafeMutableRawBufferPointer?
+
+    init(file: String) throws(HTTP2Error) {
+        guard let bio = BIO_new_file(file, "rb") else { throw .tls("cannot open \(file): \(TLSContext.drainErrors())") }
+        pointer = bio
+        bytes = nil
+    }
+
+    init(bytes source: [UInt8]) throws(HTTP2Error) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, source.count), alignment: 1)
+        copy.copyBytes(from: source)
+        guard let bio = BIO_new_mem_buf(copy.baseAddress, Int32(source.count)) else {
+            copy.deallocate()
+            throw .tls("cannot read credentials from memory: \(TLSContext.drainErrors())")
+        }
+        pointer = bio
+        bytes = copy
+    }
+
+    deinit {
+        BIO_free(pointer)
+        bytes?.deallocate()
     }
 }

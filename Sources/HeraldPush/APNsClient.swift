@@ -26,18 +26,21 @@ public final class APNsClient: Sendable {
         let endpoint = try settings.endpoint()
         var tls = TLSConfiguration(trustRoots: settings.caFile.map { .caFile($0) } ?? .system, serverName: endpoint.host)
         switch settings.auth {
-        case .token(let teamID, let keyID, let keyFile):
-            providerTokens = ProviderTokenSource(key: try ES256Key(contentsOfFile: keyFile), keyID: keyID, teamID: teamID)
-        case .certificate(let certFile, let keyFile, let password):
-            guard FileManager.default.isReadableFile(atPath: certFile) else {
-                throw HeraldError.invalid("invalidPushCredentials", "cannot read certificate file \(certFile)")
+        case .token(let teamID, let keyID, let key):
+            let pem = try Self.text(of: key, what: "token key")
+            do {
+                providerTokens = ProviderTokenSource(key: try ES256Key(pem: pem), keyID: keyID, teamID: teamID)
+            } catch {
+                throw HeraldError.invalid("invalidPushCredentials", "the token key is not an EC P-256 PEM key (.p8)")
             }
-            if certFile.hasSuffix(".p12") || certFile.hasSuffix(".pfx") {
-                tls.clientCertificate = .pkcs12(file: certFile, password: password ?? "")
-            } else {
-                tls.clientCertificate = .pem(certificateFile: certFile, keyFile: keyFile ?? certFile)
-            }
+        case .certificate(let identity):
+            tls.clientCertificate = try Self.clientCertificate(identity)
             providerTokens = nil
+        }
+        do {
+            try tls.check()
+        } catch {
+            throw HeraldError.invalid("invalidPushCredentials", "cannot load the push credentials: \(error)")
         }
         self.appID = appID
         self.settings = settings
@@ -45,6 +48,37 @@ public final class APNsClient: Sendable {
         self.now = now
         authority = endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
         pool = APNsConnectionPool(host: endpoint.host, port: endpoint.port, tls: tls, size: poolSize)
+    }
+
+    /// The TLS client identity for certificate auth, from files or uploaded content.
+    static func clientCertificate(_ identity: PushSettings.ClientIdentity) throws -> TLSConfiguration.ClientCertificate {
+        switch identity {
+        case .pem(.file(let certificate), let key) where key == nil || key?.path != nil:
+            return .pem(certificateFile: certificate, keyFile: key?.path ?? certificate)
+        case .pem(let certificate, let key):
+            let certificateText = try text(of: certificate, what: "certificate")
+            return .pemContent(certificate: certificateText,
+                               key: try key.map { try text(of: $0, what: "private key") } ?? certificateText)
+        case .pkcs12(.file(let path), let password):
+            return .pkcs12(file: path, password: password ?? "")
+        case .pkcs12(.content(let base64), let password):
+            guard let bytes = Data(base64Encoded: base64, options: .ignoreUnknownCharacters), !bytes.isEmpty else {
+                throw HeraldError.invalid("invalidPushCredentials", "pkcs12 must be the bundle's bytes in base64")
+            }
+            return .pkcs12Content([UInt8](bytes), password: password ?? "")
+        }
+    }
+
+    /// A credential's text: uploaded content as given, or a file's contents.
+    static func text(of credential: PushSettings.Credential, what: String) throws -> String {
+        switch credential {
+        case .content(let text): return text
+        case .file(let path):
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw HeraldError.invalid("invalidPushCredentials", "cannot read the \(what) file \(path)")
+            }
+            return text
+        }
     }
 
     /// Connections currently open.

@@ -15,10 +15,15 @@ public actor PushGateway {
         /// Pushes in flight at once for one call.
         public var concurrency: Int
 
-        public init(timeout: Duration = .seconds(30), connectionsPerApp: Int = 2, concurrency: Int = 2000) {
+        /// What push settings may name (files, custom hosts); checked before any client is made.
+        public var credentialPolicy: PushCredentialPolicy
+
+        public init(timeout: Duration = .seconds(30), connectionsPerApp: Int = 2, concurrency: Int = 2000,
+                    credentialPolicy: PushCredentialPolicy = PushCredentialPolicy()) {
             self.timeout = timeout
             self.connectionsPerApp = connectionsPerApp
             self.concurrency = concurrency
+            self.credentialPolicy = credentialPolicy
         }
     }
 
@@ -40,6 +45,8 @@ public actor PushGateway {
             throw .invalid("pushNotConfigured", "app '\(app.id)' has no push settings")
         }
         if let existing = clients[app.id], existing.settings == settings { return existing }
+        // Checked on every load, not only when the settings are stored: a symlink may have moved.
+        try configuration.credentialPolicy.check(settings)
         do {
             let client = try APNsClient(appID: app.id, settings: settings, poolSize: configuration.connectionsPerApp)
             if let old = clients.updateValue(client, forKey: app.id) { await old.close() }
@@ -47,7 +54,7 @@ public actor PushGateway {
         } catch let error as HeraldError {
             throw error
         } catch {
-            throw .invalid("invalidPushCredentials", "cannot load the push credentials of '\(app.id)': \(error)")
+            throw .invalid("invalidPushCredentials", "cannot load the push credentials of '\(app.id)'")
         }
     }
 
@@ -89,9 +96,11 @@ public actor PushGateway {
         }
         let results = outcomes.map { $0! }
         for outcome in results where outcome.apnsReason?.invalidatesToken == true {
-            logger.notice("device token invalidated", metadata: ["app": "\(app.id)", "reason": "\(outcome.reason ?? "")"])
-            await ledger.invalidate(InvalidToken(appID: app.id, token: outcome.token, reason: outcome.reason ?? "",
-                                                 apnsTimestamp: outcome.timestamp, invalidatedAt: Date()))
+            let invalidated = await ledger.invalidate(InvalidToken(appID: app.id, token: outcome.token, reason: outcome.reason ?? "",
+                                                                   apnsTimestamp: outcome.timestamp, invalidatedAt: Date()))
+            logger.notice(invalidated ? "device token invalidated" : "device token kept: registered again after APNs' timestamp",
+                          metadata: ["app": "\(app.id)", "token": "\(DeviceRules.redacted(token: outcome.token))",
+                                     "reason": "\(outcome.reason ?? "")"])
         }
         return results
     }

@@ -5,6 +5,8 @@ import Synchronization
 /// under load does not grow without bound.
 final class DeviceInboxes: Sendable {
     private let entries = Mutex<[String: [InboxEntry]]>([:])
+    /// Refused requests by the token in their path, lowercased: what a device did not receive.
+    private let refused = Mutex<[String: Int]>([:])
     let capacity: Int
 
     init(capacity: Int) {
@@ -35,6 +37,21 @@ final class DeviceInboxes: Sendable {
 
     func clear() {
         entries.withLock { $0.removeAll() }
+        refused.withLock { $0.removeAll() }
+    }
+
+    /// Counts a refused request to `/3/device/<token>`.
+    func noteRefusal(path: String) {
+        let prefix = "/3/device/"
+        let token = path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+        refused.withLock { $0[token.lowercased(), default: 0] += 1 }
+    }
+
+    var totalRefusals: Int { refused.withLock { $0.values.reduce(0, +) } }
+
+    /// How many requests to this token were refused; tokens compare case-insensitively.
+    func refusals(token: String) -> Int {
+        refused.withLock { $0[token.lowercased(), default: 0] }
     }
 
     func clear(token: String) {

@@ -96,6 +96,14 @@ public final class SandboxGateway: Sendable {
         inboxes.inbox(token: token)
     }
 
+    /// How many requests to this token the sandbox refused, for any reason.
+    public func refusals(token: String) -> Int {
+        inboxes.refusals(token: token)
+    }
+
+    /// Every refused request so far, whatever its token.
+    public var totalRefusals: Int { inboxes.totalRefusals }
+
     /// Every inbox, by lowercased token.
     public func allInboxes() -> [String: [InboxEntry]] {
         inboxes.all()

@@ -81,7 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
         var app = try await server.store.app(id: appID) ?? App(id: appID)
         app.push = PushSettings(environment: "https://127.0.0.1:\(sandboxPort)", caFile: "\(certs)/dev-ca.pem",
                                 auth: .token(teamId: "DEVTEAM001", keyId: SandboxConfiguration.devKeyID,
-                                             keyFile: "\(certs)/dev-apns-key.p8"))
+                                             key: .file("\(certs)/dev-apns-key.p8")))
         _ = try await server.store.saveApp(app)
         FileHandle.standardOutput.write(Data("herald demo app \(appID) pushes to the sandbox\n".utf8))
     }

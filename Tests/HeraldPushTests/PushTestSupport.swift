@@ -32,10 +32,9 @@ enum Dev {
     static let keyID = "DEVKEY0001"
 
     static let tokenAuth = PushSettings.Auth.token(teamId: teamID, keyId: keyID,
-                                                   keyFile: Repository.certificate("dev-apns-key.p8"))
-    static let certificateAuth = PushSettings.Auth.certificate(certFile: Repository.certificate("dev-client.pem"),
-                                                               keyFile: Repository.certificate("dev-client.key"),
-                                                               password: nil)
+                                                   key: .file(Repository.certificate("dev-apns-key.p8")))
+    static let certificateAuth = PushSettings.Auth.certificate(.pem(certificate: .file(Repository.certificate("dev-client.pem")),
+                                                                    key: .file(Repository.certificate("dev-client.key"))))
 }
 
 /// A quiet logger, so a 500-push test does not print 500 lines.
@@ -50,47 +49,9 @@ func deviceToken(_ seed: Int) -> String {
     String(format: "%08x", seed) + String(repeating: "a5", count: 28)
 }
 
-/// Counts what the sandbox logs about each push it refuses, so a test can tell whether a
-/// request reached it at all (refused pushes never reach an inbox).
-final class SandboxRecorder: Sendable {
-    private let refused = Mutex<[String: Int]>([:])
-
-    /// Refusals of pushes to this token so far.
-    func refusals(_ token: String) -> Int {
-        refused.withLock { $0["/3/device/" + token.lowercased(), default: 0] }
-    }
-
-    var totalRefusals: Int { refused.withLock { $0.values.reduce(0, +) } }
-
-    fileprivate func record(_ event: LogEvent) {
-        guard event.message.description == "push refused", case .string(let path)? = event.metadata?["path"] else { return }
-        refused.withLock { $0[path.lowercased(), default: 0] += 1 }
-    }
-
-    var logger: Logger {
-        Logger(label: "herald.sandbox.test") { _ in Handler(recorder: self) }
-    }
-
-    private struct Handler: LogHandler {
-        let recorder: SandboxRecorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .info
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            recorder.record(event)
-        }
-    }
-}
-
 /// A running sandbox gateway on free loopback ports.
 struct Sandbox {
     let gateway: SandboxGateway
-    let recorder: SandboxRecorder
 
     var port: Int { gateway.port }
 
@@ -111,7 +72,10 @@ struct Sandbox {
     func inbox(_ token: String) -> [InboxEntry] { gateway.inbox(token: token) }
 
     /// How many pushes to this token the sandbox refused.
-    func refusals(_ token: String) -> Int { recorder.refusals(token) }
+    func refusals(_ token: String) -> Int { gateway.refusals(token: token) }
+
+    /// How many pushes the sandbox refused, whatever the token.
+    var totalRefusals: Int { gateway.totalRefusals }
 
     /// Every notification the sandbox accepted, whatever the token.
     var everything: [InboxEntry] { gateway.allInboxes().values.flatMap { $0 } }
@@ -123,11 +87,10 @@ func withSandbox<T>(faults: SandboxFaults = SandboxFaults(), maximumTokenAge: Ti
     let configuration = SandboxConfiguration(host: "127.0.0.1", port: 0, adminHost: "127.0.0.1", adminPort: 0,
                                              certificatesDirectory: Repository.certificates, faults: faults,
                                              maximumTokenAge: maximumTokenAge)
-    let recorder = SandboxRecorder()
-    let gateway = SandboxGateway(configuration: configuration, logger: recorder.logger)
+    let gateway = SandboxGateway(configuration: configuration, logger: quietLogger("herald.sandbox.test"))
     try await gateway.start()
     do {
-        let result = try await body(Sandbox(gateway: gateway, recorder: recorder))
+        let result = try await body(Sandbox(gateway: gateway))
         await gateway.shutdown()
         return result
     } catch {

@@ -129,7 +129,7 @@ struct RequestTests {
                 #expect(unconfigured.allSatisfy { !$0.succeeded && $0.attempts == 0 })
 
                 var broken = sandbox.app()
-                broken.push?.auth = .token(teamId: Dev.teamID, keyId: Dev.keyID, keyFile: "/nonexistent/key.p8")
+                broken.push?.auth = .token(teamId: Dev.teamID, keyId: Dev.keyID, key: .file("/nonexistent/key.p8"))
                 let unreadable = await gateway.send(pushes, app: broken)
                 #expect(unreadable.map(\.reason) == ["invalidPushCredentials", "invalidPushCredentials"])
                 #expect(unreadable.map(\.token) == pushes.map(\.token))

@@ -70,7 +70,7 @@ struct RetryTests {
                 let outcomes = await gateway.send(try tokens.map { try alert(to: $0) }, app: sandbox.app())
                 #expect(outcomes.map(\.reason) == reasons.map(\.rawValue))
                 #expect(outcomes.allSatisfy { $0.attempts == 1 })
-                #expect(sandbox.recorder.totalRefusals == reasons.count, "each push reached the sandbox once")
+                #expect(sandbox.totalRefusals == reasons.count, "each push reached the sandbox once")
             }
         }
     }
@@ -83,7 +83,7 @@ struct RetryTests {
                 #expect(outcome.status == 503)
                 #expect(outcome.reason == "ServiceUnavailable")
                 #expect(outcome.attempts == quickRetry.maximumAttempts)
-                #expect(sandbox.recorder.totalRefusals == quickRetry.maximumAttempts)
+                #expect(sandbox.totalRefusals == quickRetry.maximumAttempts)
             }
         }
     }

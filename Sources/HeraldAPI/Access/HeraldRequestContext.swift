@@ -7,6 +7,12 @@ public enum Principal: Sendable, Equatable {
     /// No keys are configured: the server listens on loopback only and trusts its callers.
     case loopback
 
+    /// An admin key, or the keyless loopback server: may name server files and custom hosts.
+    public var isAdministrator: Bool {
+        if case .app = self { return false }
+        return true
+    }
+
     /// Whether this caller may act on `appID`.
     public func mayUse(app appID: String) -> Bool {
         switch self {

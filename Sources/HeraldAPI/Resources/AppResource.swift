@@ -7,7 +7,8 @@ struct AppBody: Decodable {
     var customKinds: [CustomKind]?
 }
 
-/// An app as the API shows it. Credentials appear as file paths; a password never does.
+/// An app as the API shows it: file paths and ids appear, uploaded secrets and passwords are
+/// masked.
 struct AppResource: Encodable {
     var id: String
     var overflow: String
@@ -17,7 +18,7 @@ struct AppResource: Encodable {
     init(_ app: App) {
         id = app.id
         overflow = app.overflow.rawValue
-        push = app.push
+        push = app.push?.masked
         customKinds = app.customKinds
     }
 }

@@ -14,6 +14,8 @@ public struct HeraldError: Error, Hashable, Sendable, CustomStringConvertible {
         case conflict
         /// The body is over the configured size limit.
         case tooLarge
+        /// The caller's key may not do this (an app key naming a server file, say).
+        case forbidden
     }
 
     public var kind: Kind
@@ -38,5 +40,9 @@ public struct HeraldError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public static func badRequest(_ reason: String, _ message: String) -> HeraldError {
         HeraldError(.badRequest, reason: reason, message: message)
+    }
+
+    public static func forbidden(_ message: String) -> HeraldError {
+        HeraldError(.forbidden, reason: "forbidden", message: message)
     }
 }
