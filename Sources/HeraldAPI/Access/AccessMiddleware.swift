@@ -2,22 +2,34 @@ import Foundation
 import HeraldCore
 import Hummingbird
 
-/// API keys, app scoping, the per-key rate limit and the request timeout, before any route.
+/// API keys, app scoping, the rate limits and the request timeout, before any route.
 ///
-/// Open without a key: health and metrics, and signed inbound hooks (their HMAC signature is
-/// their credential).
+/// It runs once the router has matched a route, so access is decided from the route's template
+/// and its decoded parameters (``RouteAccess``), never from the raw path: `/v1//apps/x`,
+/// `/v1/apps/x%2Fy` or a future route cannot slip past a prefix check.
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
 
     let keys: APIKeys
+    /// One bucket per API key.
     let limiter: RateLimiter
+    /// One bucket per inbound hook: hooks take no API key, so their own name is the bucket.
+    let hookLimiter: RateLimiter
     let timeout: Duration
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let path = request.uri.path
-        if ["/healthz", "/readyz", "/metrics", "/openapi.yaml"].contains(path)
-            || (request.method == .post && path.hasPrefix("/v1/hooks/")) {
+        let access = RouteAccess(method: request.method, template: context.endpointPath)
+        switch access {
+        case .open:
             return try await withTimeout(request, context, next)
+        case .signedHook:
+            if let refusal = try refusal(limiter: hookLimiter, key: "hook:" + context.parameters.decoded("name"),
+                                         who: "this hook", request: request, context: context) {
+                return refusal
+            }
+            return try await withTimeout(request, context, next)
+        case .app, .admin, .anyKey, .unmatched:
+            break
         }
         var context = context
         if !keys.isEmpty {
@@ -29,29 +41,40 @@ struct AccessMiddleware: RouterMiddleware {
             }
             context.principal = principal
             // One bucket per key, however the header spells it.
-            if let wait = limiter.acquire(key) {
-                let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
-                var response = try APIError(status: .tooManyRequests, reason: "rateLimited",
-                                            message: "too many requests for this key; retry after \(seconds) s")
-                    .response(from: request, context: context)
-                response.headers[.retryAfter] = String(seconds)
-                return response
+            if let refusal = try refusal(limiter: limiter, key: key, who: "this key", request: request, context: context) {
+                return refusal
             }
-            try authorize(context.principal, method: request.method, path: path)
+            try authorize(principal, access: access, parameters: context.parameters)
         }
         return try await withTimeout(request, context, next)
     }
 
-    /// App keys reach only their own app; hooks and feedback administration need an admin key.
-    private func authorize(_ principal: Principal, method: HTTPRequest.Method, path: String) throws {
+    /// App keys reach only routes of their own app (compared on the decoded `{app}` parameter)
+    /// and the push route, which checks each entry's app itself. Everything else needs an admin.
+    private func authorize(_ principal: Principal, access: RouteAccess, parameters: Parameters) throws {
         guard case .app(let own) = principal else { return }
-        let parts = path.split(separator: "/")
-        if parts.count >= 3, parts[0] == "v1", parts[1] == "apps", parts[2] != own {
-            throw APIError(status: .forbidden, reason: "forbidden", message: "this key belongs to app '\(own)'")
+        switch access {
+        case .open, .signedHook, .anyKey, .unmatched:
+            return
+        case .app:
+            guard try parameters.decoded("app") == own else {
+                throw APIError(status: .forbidden, reason: "forbidden", message: "this key belongs to app '\(own)'")
+            }
+        case .admin:
+            throw APIError(status: .forbidden, reason: "forbidden", message: "this route needs an admin key")
         }
-        if parts.count >= 2, parts[0] == "v1", parts[1] == "hooks" || parts[1] == "feedback" {
-            throw APIError(status: .forbidden, reason: "forbidden", message: "only an admin key manages hooks and feedback")
-        }
+    }
+
+    /// A 429 `rateLimited` answer with `Retry-After` when `key`'s bucket is empty, else nil.
+    private func refusal(limiter: RateLimiter, key: String, who: String, request: Request,
+                         context: Context) throws -> Response? {
+        guard let wait = limiter.acquire(key) else { return nil }
+        let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+        var response = try APIError(status: .tooManyRequests, reason: "rateLimited",
+                                    message: "too many requests for \(who); retry after \(seconds) s")
+            .response(from: request, context: context)
+        response.headers[.retryAfter] = String(seconds)
+        return response
     }
 
     /// Runs the route, answering 503 `requestTimeout` if it takes longer than `timeout`.
@@ -75,6 +98,40 @@ struct AccessMiddleware: RouterMiddleware {
                 }
                 return response
             }
+        }
+    }
+}
+
+/// Who may call a route, from the template the router matched (`/v1/apps/{app}/devices/{device}`).
+enum RouteAccess: Equatable {
+    /// No key: health, readiness, metrics and the API document.
+    case open
+    /// `POST /v1/hooks/{name}`: no key, its HMAC signature is its credential; rate-limited per hook.
+    case signedHook
+    /// A route under `/v1/apps/{app}`: an admin key, or that app's key.
+    case app
+    /// Any valid key; the route checks the apps named in the body (`POST /v1/push`).
+    case anyKey
+    /// Admin keys only: hook definitions, the feedback outbox, and any route not listed here.
+    case admin
+    /// No route matched: the answer is a 404 whoever asks.
+    case unmatched
+
+    static let openTemplates: Set<String> = ["/healthz", "/readyz", "/metrics", "/openapi.yaml"]
+
+    init(method: HTTPRequest.Method, template: String?) {
+        guard let template else { self = .unmatched; return }
+        if Self.openTemplates.contains(template) {
+            self = .open
+        } else if template == "/v1/hooks/{name}", method == .post {
+            self = .signedHook
+        } else if template == "/v1/push" {
+            self = .anyKey
+        } else if template == "/v1/apps/{app}" || template.hasPrefix("/v1/apps/{app}/") {
+            self = .app
+        } else {
+            // Fail closed: a route added later without a rule here is for admins only.
+            self = .admin
         }
     }
 }

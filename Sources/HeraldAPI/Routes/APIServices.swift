@@ -28,9 +28,19 @@ struct APIServices: Sendable {
 }
 
 extension Parameters {
-    /// A path identifier, checked against the identifier rules.
+    /// A path parameter, percent-decoded: what routes and the access check both compare, so
+    /// `a%2Eapp` and `a.app` are the same app everywhere.
+    func decoded(_ name: String) throws -> String {
+        let raw = try require(name)
+        guard let value = raw.removingPercentEncoding else {
+            throw HeraldError.badRequest("invalidPath", "path parameter \(name) is not valid percent-encoding")
+        }
+        return value
+    }
+
+    /// A path identifier, decoded and checked against the identifier rules.
     func identifier(_ name: String) throws -> String {
-        let value = try require(name)
+        let value = try decoded(name)
         try Identifier.validate(value, field: name)
         return value
     }

@@ -18,13 +18,13 @@ struct DeviceRoutes {
             return try Response.json(DeviceResource(device), status: result.created ? .created : .ok)
         }
         router.get("/v1/apps/:app/devices/:device") { _, context in
-            let device = try await services.existingDevice(app: try context.parameters.require("app"),
-                                                           id: try context.parameters.require("device"))
+            let device = try await services.existingDevice(app: try context.parameters.decoded("app"),
+                                                           id: try context.parameters.decoded("device"))
             return try Response.json(DeviceResource(device))
         }
         router.delete("/v1/apps/:app/devices/:device") { _, context in
-            let appID = try context.parameters.require("app")
-            let id = try context.parameters.require("device")
+            let appID = try context.parameters.decoded("app")
+            let id = try context.parameters.decoded("device")
             _ = try await services.existingApp(appID)
             guard try await services.store.deleteDevice(appID: appID, id: id) else {
                 throw HeraldError.notFound("deviceNotFound", "device '\(id)' of app '\(appID)' does not exist")

@@ -35,13 +35,17 @@ struct FeedbackRoutes {
                                 nextAttemptAt: RFC3339.string(from: message.nextAttemptAt), lastError: message.lastError)
             }
             struct Body: Encodable {
+                /// Some receiver's share of the outbox is full.
                 var full: Bool
+                /// The receivers whose share is full; the others are unaffected.
+                var fullReceivers: [String]
                 var messages: [MessageResource]
             }
-            return try Response.json(Body(full: await dispatcher?.isFull ?? false, messages: messages))
+            let full = await dispatcher?.fullReceivers.sorted() ?? []
+            return try Response.json(Body(full: !full.isEmpty, fullReceivers: full, messages: messages))
         }
         router.post("/v1/feedback/outbox/:id/retry") { _, context in
-            guard let id = Int64(try context.parameters.require("id")),
+            guard let id = Int64(try context.parameters.decoded("id")),
                   try await store.retryOutboxMessage(id, now: Date()) else {
                 throw HeraldError.notFound("messageNotFound", "no parked outbox message with that id")
             }

@@ -93,9 +93,9 @@ struct LifecycleRoutes {
     }
 
     private func target(_ context: HeraldRequestContext) async throws -> (App, Device) {
-        let appID = try context.parameters.require("app")
+        let appID = try context.parameters.decoded("app")
         let app = try await services.existingApp(appID)
-        let device = try await services.existingDevice(app: appID, id: try context.parameters.require("device"))
+        let device = try await services.existingDevice(app: appID, id: try context.parameters.decoded("device"))
         return (app, device)
     }
 

@@ -50,7 +50,7 @@ struct NotificationRoutes {
 
         router.get("\(base)/notifications/:id") { request, context in
             let device = try await device(context)
-            let id = try context.parameters.require("id")
+            let id = try context.parameters.decoded("id")
             let count = try Self.integer(request, "occurrences", default: 0, range: 0...Self.maximumPreview,
                                          reason: "invalidOccurrences")
             guard let notification = try await services.store.notification(appID: device.appID, deviceID: device.id, id: id) else {
@@ -67,7 +67,7 @@ struct NotificationRoutes {
 
         router.delete("\(base)/notifications/:id") { _, context in
             let device = try await device(context)
-            let id = try context.parameters.require("id")
+            let id = try context.parameters.decoded("id")
             guard try await services.store.cancel(appID: device.appID, deviceID: device.id, id: id) else {
                 throw HeraldError.notFound("notificationNotFound", "notification '\(id)' does not exist")
             }
@@ -99,8 +99,8 @@ struct NotificationRoutes {
     }
 
     private func device(_ context: HeraldRequestContext) async throws -> Device {
-        try await services.existingDevice(app: try context.parameters.require("app"),
-                                          id: try context.parameters.require("device"))
+        try await services.existingDevice(app: try context.parameters.decoded("app"),
+                                          id: try context.parameters.decoded("device"))
     }
 
     private static func integer(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>,
