@@ -168,3 +168,12 @@ private extension Substring {
         return text
     }
 }
+
+extension WebhookSignature {
+    /// What identifies one signed request for replay detection: the digest of the signed message
+    /// (timestamp and body). A replay repeats it exactly, however the header's `v1=` entries are
+    /// reordered, repeated or padded with other signatures.
+    public static func replayKey(timestamp: Int, body: [UInt8]) -> String {
+        Hex.encode(SHA256.hash(Array("\(timestamp).".utf8) + body))
+    }
+}

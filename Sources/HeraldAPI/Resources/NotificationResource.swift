@@ -44,9 +44,12 @@ struct NotificationBody: Decodable {
         if let sound, sound.isEmpty || sound.utf8.count > 256 {
             throw .invalid("invalidSound", "sound must be a file name of 1–256 bytes, or \"default\"")
         }
-        return NotificationContent(alert: .init(title: alert.title, subtitle: alert.subtitle, body: body),
-                                   sound: sound, badge: badge, category: category, threadId: threadId,
-                                   userInfo: userInfo)
+        let content = NotificationContent(alert: .init(title: alert.title, subtitle: alert.subtitle, body: body),
+                                          sound: sound, badge: badge, category: category, threadId: threadId,
+                                          userInfo: userInfo)
+        // The alert push it becomes must fit APNs' limit, checked now rather than when it fires.
+        _ = try content.alertPayload()
+        return content
     }
 
     /// The notification id: the given one, checked, or a new UUID.

@@ -14,9 +14,12 @@ struct HookRoutes {
     let defaultTolerance: Int
     /// How long an unfinished claim on an idempotency key holds: beyond any request's timeout.
     let claimLease: TimeInterval
+    /// The most tokens and devices one request's push may fan out to.
+    let maxTokensPerRequest: Int
 
-    /// How long an idempotency key is remembered.
-    static let idempotencyRetention: TimeInterval = 24 * 3600
+    /// How long an idempotency key or a signed message is remembered: at least the longest
+    /// signature tolerance (``WebhookDefinition/maximumToleranceSeconds``), so no replay outlives it.
+    static let idempotencyRetention = TimeInterval(max(24 * 3600, WebhookDefinition.maximumToleranceSeconds))
 
     func register(on router: Router<HeraldRequestContext>) {
         router.put("/v1/hooks/:name") { request, context in
@@ -38,91 +41,102 @@ struct HookRoutes {
             return try Response.json(HookResource(definition), status: created ? .created : .ok)
         }
         router.get("/v1/hooks/:name") { _, context in
-            try Response.json(HookResource(try await definition(named: try context.parameters.require("name"))))
+            try Response.json(HookResource(try await definition(named: try context.parameters.decoded("name"))))
         }
         router.delete("/v1/hooks/:name") { _, context in
-            let name = try context.parameters.require("name")
+            let name = try context.parameters.decoded("name")
             guard try await store.deleteHook(name: name) else {
                 throw HeraldError.notFound("hookNotFound", "hook '\(name)' does not exist")
             }
             return Response(status: .noContent)
         }
         router.post("/v1/hooks/:name") { request, context in
-            try await receive(request, name: try context.parameters.require("name"))
+            try await receive(request, name: try context.parameters.decoded("name"))
         }
     }
 
+    /// Verifies, renders and sends one signed request. Every accepted request is remembered by its
+    /// signed message and by its idempotency keys (the template's key from the signed body, and
+    /// an `Idempotency-Key` header as one more key), so a replay or a resend pushes nothing and
+    /// gets the first answer again with `Idempotent-Replayed: true`.
     private func receive(_ request: Request, name: String) async throws -> Response {
         let definition = try await definition(named: name)
-        let raw = try await services.body.bytes(of: request)
+        let raw = Array(try await services.body.bytes(of: request))
+        let timestamp: Int
         do {
-            try WebhookSignature.verify(header: Self.header(WebhookSignature.headerName, in: request),
-                                        body: Array(raw), secrets: definition.secrets,
-                                        now: Int(services.clock.now().timeIntervalSince1970),
-                                        toleranceSeconds: definition.toleranceSeconds ?? defaultTolerance)
+            timestamp = try WebhookSignature.verify(header: Self.header(WebhookSignature.headerName, in: request),
+                                                    body: raw, secrets: definition.secrets,
+                                                    now: Int(services.clock.now().timeIntervalSince1970),
+                                                    toleranceSeconds: definition.toleranceSeconds ?? defaultTolerance)
         } catch let refusal as WebhookSignature.Refusal {
             throw APIError(status: .unauthorized, reason: refusal.rawValue, message: Self.explain(refusal))
         }
         let body: JSONValue
         do {
-            body = try JSONDecoder().decode(JSONValue.self, from: raw)
+            body = try JSONDecoder().decode(JSONValue.self, from: Data(raw))
         } catch {
             throw HeraldError.badRequest("invalidJSON", "the hook body is not valid JSON")
         }
-        guard let push = try definition.template.apply(to: body) else {
-            return try Response.json(HookReply(pushed: false, filtered: true, results: []))
+        let push = try definition.template.apply(to: body)
+        if let push {
+            let targets = push.tokens.count + push.devices.count
+            guard targets <= maxTokensPerRequest else {
+                throw HeraldError(.tooLarge, reason: "tooManyTokens",
+                                  message: "the hook's push names \(targets) tokens and devices; hooks.maxTokensPerRequest is \(maxTokensPerRequest)")
+            }
+            // The payload is the same for every token: refuse it once, before anything is claimed.
+            _ = try APNsPush.checkedPayload(type: push.type, aps: push.aps, custom: push.data)
         }
-        let idempotencyKey = Self.header("Idempotency-Key", in: request) ?? push.idempotencyKey
-        if let idempotencyKey {
-            switch try await store.claimIdempotencyKey(hook: name, key: idempotencyKey, now: services.clock.now(),
-                                                       retention: Self.idempotencyRetention, lease: claimLease) {
-            case .completed(let first)?:
-                var response = Response(status: .ok, headers: [.contentType: "application/json"],
-                                        body: .init(byteBuffer: ByteBuffer(string: first)))
-                response.headers.append(.init(name: .init("Idempotent-Replayed")!, value: "true"))
-                return response
-            case .inProgress?:
-                throw HeraldError(.conflict, reason: "idempotencyKeyInProgress",
-                                  message: "a request with this idempotency key is still being handled")
-            case nil:
-                break
+        var keys = ["signature:" + WebhookSignature.replayKey(timestamp: timestamp, body: raw)]
+        // The signed body's key comes first: an unsigned header can add a key, never replace it.
+        keys += [push?.idempotencyKey, Self.header("Idempotency-Key", in: request)].compactMap { $0.map { "key:" + $0 } }
+        switch try await store.claimIdempotencyKeys(hook: name, keys: keys, now: services.clock.now(),
+                                                    retention: Self.idempotencyRetention, lease: claimLease) {
+        case .completed(let first)?:
+            var response = Response(status: .ok, headers: [.contentType: "application/json"],
+                                    body: .init(byteBuffer: ByteBuffer(string: first)))
+            response.headers.append(.init(name: .init("Idempotent-Replayed")!, value: "true"))
+            return response
+        case .inProgress?:
+            throw HeraldError(.conflict, reason: "idempotencyKeyInProgress",
+                              message: "a request with this signature or idempotency key is still being handled")
+        case nil:
+            break
+        }
+        var reply = HookReply(pushed: false, filtered: true, results: [])
+        if let push {
+            do {
+                let app = try await services.existingApp(definition.app)
+                let sender = PushSender(services: services, gateway: gateway)
+                let results = await sender.send(app: app, type: push.type, tokens: push.tokens, devices: push.devices,
+                                                index: 0) { token throws(HeraldError) in
+                    try APNsPush(token: token, type: push.type, bundleID: app.id, collapseID: push.collapseID,
+                                 aps: push.aps, custom: push.data)
+                }
+                reply = HookReply(pushed: true, filtered: false, results: results)
+            } catch {
+                await release(keys, hook: name)
+                throw error
+            }
+            // Cut short (the request timed out) before any push was accepted: free the keys so a
+            // resend can deliver. Once something reached APNs, the keys keep the answer.
+            if Task.isCancelled, !reply.results.contains(where: { $0.status == 200 }) {
+                await release(keys, hook: name)
+                throw CancellationError()
             }
         }
-        let results: [PushSender.Result]
-        do {
-            let app = try await services.existingApp(definition.app)
-            let sender = PushSender(services: services, gateway: gateway)
-            results = await sender.send(app: app, type: push.type, tokens: push.tokens, devices: push.devices, index: 0) {
-                token throws(HeraldError) in
-                try APNsPush(token: token, type: push.type, bundleID: app.id, collapseID: push.collapseID, aps: push.aps,
-                             custom: push.data)
-            }
-        } catch {
-            if let idempotencyKey { await release(idempotencyKey, hook: name) }
-            throw error
-        }
-        let reply = HookReply(pushed: true, filtered: false, results: results)
-        let response = try Response.json(reply)
-        // Cut short (the request timed out) before any push was accepted: free the key so a
-        // resend can deliver. Once something reached APNs, the key keeps the answer.
-        if Task.isCancelled, let idempotencyKey, !results.contains(where: { $0.status == 200 }) {
-            await release(idempotencyKey, hook: name)
-            throw CancellationError()
-        }
-        if let idempotencyKey {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            try await store.completeIdempotencyKey(hook: name, key: idempotencyKey,
-                                                   response: String(decoding: try encoder.encode(reply), as: UTF8.self))
-        }
-        return response
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let text = String(decoding: try encoder.encode(reply), as: UTF8.self)
+        try await store.completeIdempotencyKeys(hook: name, keys: keys, response: text)
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// Frees a claim so a resend can deliver; in a task of its own, since storage refuses to
     /// start work for a cancelled task (a timed-out request is one).
-    private func release(_ key: String, hook: String) async {
+    private func release(_ keys: [String], hook: String) async {
         let store = self.store
-        await Task { try? await store.releaseIdempotencyKey(hook: hook, key: key) }.value
+        await Task { try? await store.releaseIdempotencyKeys(hook: hook, keys: keys) }.value
     }
 
     /// A request header by name, case-insensitively.

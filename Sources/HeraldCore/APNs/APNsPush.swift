@@ -54,11 +54,7 @@ public struct APNsPush: Hashable, Sendable {
         } else {
             pushID = UUID().uuidString.lowercased()
         }
-        guard custom["aps"] == nil else { throw .invalid("invalidData", "custom data cannot use the key \"aps\"") }
-        let body = try Self.encode(aps: aps, custom: custom)
-        guard body.count <= type.maximumPayloadBytes else {
-            throw .invalid("payloadTooLarge", "payload is \(body.count) bytes; \(type.rawValue) pushes allow \(type.maximumPayloadBytes)")
-        }
+        let body = try Self.checkedPayload(type: type, aps: aps, custom: custom)
         self.token = try DeviceRules.token(token, field: "token")
         self.type = type
         self.topic = derivedTopic
@@ -79,6 +75,19 @@ public struct APNsPush: Hashable, Sendable {
     }
 
     public var path: String { "/3/device/\(token)" }
+
+    /// The JSON body a push of `type` would carry, refused when APNs would refuse it: an `aps`
+    /// key among the custom keys (`invalidData`), or more bytes than the type allows
+    /// (`payloadTooLarge`, naming the size and the limit). Every path that accepts content for a
+    /// push (send, schedule, present, hook) checks it here.
+    public static func checkedPayload(type: APNsPushType, aps: APS, custom: [String: JSONValue]) throws(HeraldError) -> Data {
+        guard custom["aps"] == nil else { throw .invalid("invalidData", "custom data cannot use the key \"aps\"") }
+        let body = try encode(aps: aps, custom: custom)
+        guard body.count <= type.maximumPayloadBytes else {
+            throw .invalid("payloadTooLarge", "payload is \(body.count) bytes; \(type.rawValue) pushes allow \(type.maximumPayloadBytes)")
+        }
+        return body
+    }
 
     static func encode(aps: APS, custom: [String: JSONValue]) throws(HeraldError) -> Data {
         struct Body: Encodable {
