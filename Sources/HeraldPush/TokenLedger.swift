@@ -6,7 +6,9 @@ import Synchronization
 /// Where the gateway remembers dead device tokens and raises feedback about them.
 public protocol TokenLedger: Sendable {
     func isInvalid(appID: String, token: String) async -> Bool
-    func invalidate(_ token: InvalidToken) async
+    /// Records a dead token; false when it was kept (registered again after APNs' timestamp).
+    @discardableResult
+    func invalidate(_ token: InvalidToken) async -> Bool
 }
 
 /// The ledger of a running server: invalid tokens and their feedback events are stored.
@@ -21,12 +23,12 @@ public struct StoredTokenLedger: TokenLedger {
         (try? await store.invalidToken(appID: appID, token: token)) != nil
     }
 
-    public func invalidate(_ token: InvalidToken) async {
+    public func invalidate(_ token: InvalidToken) async -> Bool {
         var payload: [String: JSONValue] = ["app": .string(token.appID), "token": .string(token.token),
                                             "reason": .string(token.reason)]
         if let timestamp = token.apnsTimestamp { payload["timestamp"] = .number(Double(timestamp)) }
         let feedback = FeedbackEvent(type: "token.invalid", appID: token.appID, payload: payload, createdAt: token.invalidatedAt)
-        try? await store.invalidateToken(token, feedback: feedback)
+        return (try? await store.invalidateToken(token, feedback: feedback)) ?? false
     }
 }
 
@@ -42,7 +44,8 @@ public final class TransientTokenLedger: TokenLedger {
         invalid.withLock { $0["\(appID)/\(token)"] != nil }
     }
 
-    public func invalidate(_ token: InvalidToken) async {
+    public func invalidate(_ token: InvalidToken) async -> Bool {
         invalid.withLock { $0["\(token.appID)/\(token.token)"] = token }
+        return true
     }
 }

@@ -18,19 +18,25 @@ public struct SandboxFaults: Codable, Sendable, Equatable {
     public var goAwayAfterStreams: Int?
     /// Delay before every answer, to exercise client timeouts and concurrency.
     public var latencyMilliseconds: Int
+    /// The `timestamp` (unix milliseconds) that token-fault 410 answers carry: when APNs last
+    /// knew the token was dead. nil means now; an earlier one stands for a late answer.
+    public var unregisteredTimestamp: Int64?
 
     public init(unregistered: [String] = [], reasons: [String: APNsReason] = [:], tooManyRequestsRate: Double = 0,
-                unavailableRate: Double = 0, goAwayAfterStreams: Int? = nil, latencyMilliseconds: Int = 0) {
+                unavailableRate: Double = 0, goAwayAfterStreams: Int? = nil, latencyMilliseconds: Int = 0,
+                unregisteredTimestamp: Int64? = nil) {
         self.unregistered = unregistered
         self.reasons = reasons
         self.tooManyRequestsRate = tooManyRequestsRate
         self.unavailableRate = unavailableRate
         self.goAwayAfterStreams = goAwayAfterStreams
         self.latencyMilliseconds = latencyMilliseconds
+        self.unregisteredTimestamp = unregisteredTimestamp
     }
 
     enum CodingKeys: String, CodingKey {
         case unregistered, reasons, tooManyRequestsRate, unavailableRate, goAwayAfterStreams, latencyMilliseconds
+        case unregisteredTimestamp
     }
 
     /// Every field is optional, so `{"unregistered": ["ab12"]}` is a complete fault set.
@@ -42,7 +48,8 @@ public struct SandboxFaults: Codable, Sendable, Equatable {
             tooManyRequestsRate: try container.decodeIfPresent(Double.self, forKey: .tooManyRequestsRate) ?? 0,
             unavailableRate: try container.decodeIfPresent(Double.self, forKey: .unavailableRate) ?? 0,
             goAwayAfterStreams: try container.decodeIfPresent(Int.self, forKey: .goAwayAfterStreams),
-            latencyMilliseconds: try container.decodeIfPresent(Int.self, forKey: .latencyMilliseconds) ?? 0)
+            latencyMilliseconds: try container.decodeIfPresent(Int.self, forKey: .latencyMilliseconds) ?? 0,
+            unregisteredTimestamp: try container.decodeIfPresent(Int64.self, forKey: .unregisteredTimestamp))
         if let problem = validationProblem {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: problem))
         }
@@ -56,6 +63,7 @@ public struct SandboxFaults: Codable, Sendable, Equatable {
         try container.encode(unavailableRate, forKey: .unavailableRate)
         try container.encodeIfPresent(goAwayAfterStreams, forKey: .goAwayAfterStreams)
         try container.encode(latencyMilliseconds, forKey: .latencyMilliseconds)
+        try container.encodeIfPresent(unregisteredTimestamp, forKey: .unregisteredTimestamp)
     }
 
     /// Why these faults make no sense, or nil; rates outside 0...1 would silently mean 0 or 1.

@@ -35,7 +35,10 @@ final class SandboxResponder: Sendable {
         } catch {
             return refuse(request, error.reason, now: now, why: "check")
         }
-        if let reason = faults.reason(forToken: push.token) { return refuse(request, reason, now: now, why: "token fault") }
+        if let reason = faults.reason(forToken: push.token) {
+            let since = faults.unregisteredTimestamp.map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? now
+            return refuse(request, reason, now: since, why: "token fault")
+        }
         if Self.roll(faults.unavailableRate) { return refuse(request, .serviceUnavailable, now: now, why: "rate fault") }
         if Self.roll(faults.tooManyRequestsRate) { return refuse(request, .tooManyRequests, now: now, why: "rate fault") }
 
@@ -47,14 +50,15 @@ final class SandboxResponder: Sendable {
                                   credential: push.credential))
         streamLimits.noteSuccess(on: context)
         logger.info("push accepted", metadata: [
-            "token": "\(push.token)", "apns-id": "\(apnsId)", "push-type": "\(push.pushType.rawValue)", "topic": "\(push.topic)",
+            "token": "\(DeviceRules.redacted(token: push.token))", "apns-id": "\(apnsId)", "push-type": "\(push.pushType.rawValue)", "topic": "\(push.topic)",
         ])
         return APNsReply.success(apnsId: apnsId, uniqueId: uniqueId)
     }
 
     private func refuse(_ request: HTTP2ServerRequest, _ reason: APNsReason, now: Date, why: String) -> HTTP2Response {
+        inboxes.noteRefusal(path: request.path)
         logger.info("push refused", metadata: [
-            "path": "\(request.path)", "status": "\(reason.status)", "reason": "\(reason.rawValue)", "by": "\(why)",
+            "path": "\(DeviceRules.redacted(path: request.path))", "status": "\(reason.status)", "reason": "\(reason.rawValue)", "by": "\(why)",
         ])
         return APNsReply.failure(reason, apnsId: APNsReply.responseID(for: request), now: now)
     }

@@ -44,8 +44,10 @@ public protocol NotificationStore: Sendable {
     // MARK: Tokens and feedback
 
     /// Marks a token dead and queues the feedback event, in one transaction. Re-registering the
-    /// token on a device (`saveDevice`) makes it valid again.
-    func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws
+    /// token on a device (`saveDevice`) makes it valid again. Returns false, changing nothing,
+    /// when a device registered the token after APNs' timestamp (a late 410 for a fresh token).
+    @discardableResult
+    func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws -> Bool
     func invalidToken(appID: String, token: String) async throws -> InvalidToken?
     /// Queues feedback events for the outbound webhooks.
     func recordFeedback(_ events: [FeedbackEvent]) async throws

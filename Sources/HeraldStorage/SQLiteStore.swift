@@ -132,9 +132,14 @@ public final class SQLiteStore: NotificationStore {
                 """, arguments: [device.appID, device.id, device.timeZone, device.token, device.voipToken,
                                  device.locale, device.state.rawValue, device.backgroundModes.joined(separator: ","),
                                  nowMilliseconds, nowMilliseconds])
-            // Registering a token again means the app got it anew from the OS: it is valid again.
+            // Registering a token again means the app got it anew from the OS: it is valid again,
+            // and an APNs refusal timestamped before now cannot kill it.
             for token in [device.token, device.voipToken].compactMap({ $0 }) {
                 try db.execute(sql: "DELETE FROM invalid_token WHERE app_id = ? AND token = ?", arguments: [device.appID, token])
+                try db.execute(sql: """
+                    INSERT INTO token_registration (app_id, token, registered_at) VALUES (?, ?, ?)
+                    ON CONFLICT(app_id, token) DO UPDATE SET registered_at = max(registered_at, excluded.registered_at)
+                    """, arguments: [device.appID, token, nowMilliseconds])
             }
             var rearmed: [TimerEntry] = []
             if let previousZone, previousZone != device.timeZone {
@@ -347,9 +352,17 @@ public final class SQLiteStore: NotificationStore {
 
     // MARK: Tokens and feedback
 
-    public func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws {
+    public func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws -> Bool {
         let payload = String(decoding: try Self.encoder.encode(feedback.payload), as: UTF8.self)
-        try await pool.write { db in
+        let invalidated = try await pool.write { db -> Bool in
+            // APNs' timestamp says when it last knew the token was dead; a device that registered
+            // the token after that has a fresh, valid one.
+            if let since = invalid.apnsTimestamp,
+               let registered = try Int64.fetchOne(db, sql: "SELECT registered_at FROM token_registration WHERE app_id = ? AND token = ?",
+                                                   arguments: [invalid.appID, invalid.token]),
+               registered > since {
+                return false
+            }
             try db.execute(sql: """
                 INSERT INTO invalid_token (app_id, token, reason, apns_timestamp, invalidated_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(app_id, token) DO UPDATE SET reason = excluded.reason,
@@ -358,8 +371,10 @@ public final class SQLiteStore: NotificationStore {
                                  invalid.invalidatedAt.millisecondsSince1970])
             try db.execute(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)",
                            arguments: [feedback.type, feedback.appID, payload, feedback.createdAt.millisecondsSince1970])
+            return true
         }
-        feedbackRaised()
+        if invalidated { feedbackRaised() }
+        return invalidated
     }
 
     public func invalidToken(appID: String, token: String) async throws -> InvalidToken? {

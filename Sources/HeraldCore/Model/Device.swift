@@ -49,6 +49,19 @@ public struct Device: Hashable, Sendable {
 
 /// Validation of the values a device registration carries.
 public enum DeviceRules {
+    /// A device token as logs may show it: its first 8 characters, enough to tell tokens apart
+    /// when debugging, too few to push to.
+    public static func redacted(token: String) -> String {
+        token.count <= 8 ? token : token.prefix(8) + "…"
+    }
+
+    /// An APNs request path (`/3/device/<token>`) with its token redacted.
+    public static func redacted(path: String) -> String {
+        let prefix = "/3/device/"
+        guard path.hasPrefix(prefix) else { return path }
+        return prefix + redacted(token: String(path.dropFirst(prefix.count)))
+    }
+
     public static let backgroundModes: Set<String> = ["remote-notification", "voip", "fetch"]
 
     /// The declared background modes, each one of ``backgroundModes``, without repeats.
