@@ -25,3 +25,15 @@ public enum IdempotencyRecord: Sendable, Equatable {
     /// The first request's response body.
     case completed(String)
 }
+
+/// What one fan-out of feedback events into the outbox did.
+public struct FeedbackFanOut: Sendable, Equatable {
+    /// Messages added to the outbox.
+    public var added = 0
+    /// Some receiver's cursor moved: there may be more events to read at once.
+    public var advanced = false
+    /// Receivers holding as many waiting messages as the outbox allows each one.
+    public var fullReceivers: [String] = []
+
+    public init() {}
+}

@@ -150,6 +150,32 @@ extension SQLiteStore {
                 );
                 """)
         }
+        migrator.registerMigration("v5: token registrations, feedback cursors per receiver, retention indexes") { db in
+            try db.execute(sql: """
+                -- When a device last reported each token: a 410 whose timestamp is older does not
+                -- kill a token the device registered again since.
+                CREATE TABLE token_registration (
+                    app_id TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    registered_at INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, token)
+                ) WITHOUT ROWID;
+                INSERT OR IGNORE INTO token_registration (app_id, token, registered_at)
+                    SELECT app_id, token, max(updated_at) FROM device WHERE token IS NOT NULL GROUP BY app_id, token
+                    UNION ALL
+                    SELECT app_id, voip_token, max(updated_at) FROM device WHERE voip_token IS NOT NULL GROUP BY app_id, voip_token;
+                -- Each receiver reads the feedback events at its own pace: one that is down or
+                -- full holds back only itself.
+                CREATE TABLE feedback_receiver (
+                    url TEXT PRIMARY KEY,
+                    last_event_key INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX outbox_by_receiver ON outbox(url, state);
+                CREATE INDEX delivery_by_fired_at ON delivery(fired_at);
+                CREATE INDEX feedback_event_by_created_at ON feedback_event(created_at);
+                CREATE INDEX idempotency_by_created_at ON idempotency(created_at);
+                """)
+        }
         return migrator
     }
 }

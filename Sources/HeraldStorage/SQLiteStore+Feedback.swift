@@ -31,39 +31,53 @@ extension SQLiteStore {
         }
     }
 
-    /// Claims an idempotency key for a hook. Returns nil when the key is new (now claimed), or the
-    /// existing record. Keys older than `retention` are forgotten first, and a claim still
-    /// `processing` after `lease` (its request died mid-way, say in a crash) may be taken over.
-    public func claimIdempotencyKey(hook: String, key: String, now: Date, retention: TimeInterval,
-                                    lease: TimeInterval) async throws -> IdempotencyRecord? {
+    /// Claims every key of one hook request at once: its signed message, and any idempotency
+    /// keys it carries. Returns nil when none was seen before (all are now claimed, in one
+    /// transaction), else the record of the first one seen: its stored answer, or that it is
+    /// still in progress. The table's primary key makes a second claim of the same key fail,
+    /// not a select before the insert.
+    ///
+    /// Keys older than `retention` are forgotten first, and a claim still `processing` after
+    /// `lease` (its request died mid-way, say in a crash) may be taken over.
+    public func claimIdempotencyKeys(hook: String, keys: [String], now: Date, retention: TimeInterval,
+                                     lease: TimeInterval) async throws -> IdempotencyRecord? {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM idempotency WHERE created_at < ?",
                            arguments: [now.addingTimeInterval(-retention).millisecondsSince1970])
             try db.execute(sql: "DELETE FROM idempotency WHERE state = 'processing' AND created_at < ?",
                            arguments: [now.addingTimeInterval(-lease).millisecondsSince1970])
-            if let row = try Row.fetchOne(db, sql: "SELECT state, response FROM idempotency WHERE hook = ? AND key = ?",
-                                          arguments: [hook, key]) {
-                let state: String = row[0]
-                return state == "completed" ? .completed(row[1] ?? "{}") : .inProgress
+            for key in keys {
+                if let row = try Row.fetchOne(db, sql: "SELECT state, response FROM idempotency WHERE hook = ? AND key = ?",
+                                              arguments: [hook, key]) {
+                    let state: String = row[0]
+                    return state == "completed" ? .completed(row[1] ?? "{}") : .inProgress
+                }
             }
-            try db.execute(sql: "INSERT INTO idempotency (hook, key, state, created_at) VALUES (?, ?, 'processing', ?)",
-                           arguments: [hook, key, now.millisecondsSince1970])
+            for key in Set(keys) {
+                try db.execute(sql: "INSERT INTO idempotency (hook, key, state, created_at) VALUES (?, ?, 'processing', ?)",
+                               arguments: [hook, key, now.millisecondsSince1970])
+            }
             return nil
         }
     }
 
-    public func completeIdempotencyKey(hook: String, key: String, response: String) async throws {
+    /// Stores the answer under every key of the request.
+    public func completeIdempotencyKeys(hook: String, keys: [String], response: String) async throws {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE idempotency SET state = 'completed', response = ? WHERE hook = ? AND key = ?",
-                           arguments: [response, hook, key])
+            for key in keys {
+                try db.execute(sql: "UPDATE idempotency SET state = 'completed', response = ? WHERE hook = ? AND key = ?",
+                               arguments: [response, hook, key])
+            }
         }
     }
 
-    /// Forgets a claim whose request failed before doing anything, so a resend can try again.
-    public func releaseIdempotencyKey(hook: String, key: String) async throws {
+    /// Forgets the claims of a request that failed before doing anything, so a resend can try again.
+    public func releaseIdempotencyKeys(hook: String, keys: [String]) async throws {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM idempotency WHERE hook = ? AND key = ? AND state = 'processing'",
-                           arguments: [hook, key])
+            for key in keys {
+                try db.execute(sql: "DELETE FROM idempotency WHERE hook = ? AND key = ? AND state = 'processing'",
+                               arguments: [hook, key])
+            }
         }
     }
 
@@ -84,27 +98,37 @@ extension SQLiteStore {
     // MARK: Outbox
 
     /// Moves new feedback events into the outbox, one message per receiver whose types include
-    /// the event, unless the outbox already holds `limit` undelivered messages. Returns how many
-    /// messages were added, and whether the outbox is full.
+    /// the event. Each receiver reads the events at its own pace, from its own cursor, and takes
+    /// new ones only while it holds fewer than `limit` messages waiting for an attempt: parked
+    /// messages do not count, and a receiver that is down or full holds back only itself.
     public func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
-                               render: @Sendable (Int64, FeedbackEvent) -> String) async throws -> (added: Int, full: Bool) {
+                               render: @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut {
         try await pool.write { db in
-            let pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE state != 'delivered'") ?? 0
-            let cursor = try Int64.fetchOne(db, sql: "SELECT last_event_key FROM feedback_cursor WHERE id = 1") ?? 0
-            let room = limit - pending
-            guard room > 0 else { return (0, true) }
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > ? ORDER BY key LIMIT ?
-                """, arguments: [cursor, max(1, room / max(1, receivers.count))])
-            var added = 0
-            var last = cursor
-            for row in rows {
-                let key: Int64 = row[0]
-                let payloadText: String = row[3]
-                let event = FeedbackEvent(type: row[1], appID: row[2],
-                                          payload: (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:],
-                                          createdAt: Date(millisecondsSince1970: row[4]))
-                for receiver in receivers where receiver.types.contains(event.type) {
+            // A receiver seen for the first time starts where the single shared cursor of earlier
+            // versions stood, so an upgrade sends nothing twice.
+            let legacyCursor = try Int64.fetchOne(db, sql: "SELECT last_event_key FROM feedback_cursor WHERE id = 1") ?? 0
+            var result = FeedbackFanOut()
+            for receiver in receivers {
+                let waiting = try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE url = ? AND state = 'pending'",
+                                               arguments: [receiver.url]) ?? 0
+                let room = limit - waiting
+                guard room > 0 else { result.fullReceivers.append(receiver.url); continue }
+                let cursor = try Int64.fetchOne(db, sql: "SELECT last_event_key FROM feedback_receiver WHERE url = ?",
+                                                arguments: [receiver.url]) ?? legacyCursor
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > ? ORDER BY key LIMIT ?
+                    """, arguments: [cursor, room])
+                var last = cursor
+                var added = 0
+                for row in rows {
+                    let key: Int64 = row[0]
+                    last = key
+                    let type: String = row[1]
+                    guard receiver.types.contains(type) else { continue }
+                    let payloadText: String = row[3]
+                    let event = FeedbackEvent(type: type, appID: row[2],
+                                              payload: (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:],
+                                              createdAt: Date(millisecondsSince1970: row[4]))
                     try db.execute(sql: """
                         INSERT INTO outbox (event_key, url, type, body, next_attempt_at, state, created_at)
                         VALUES (?, ?, ?, ?, ?, 'pending', ?)
@@ -112,13 +136,15 @@ extension SQLiteStore {
                                          now.millisecondsSince1970])
                     added += 1
                 }
-                last = key
+                try db.execute(sql: """
+                    INSERT INTO feedback_receiver (url, last_event_key) VALUES (?, ?)
+                    ON CONFLICT(url) DO UPDATE SET last_event_key = excluded.last_event_key
+                    """, arguments: [receiver.url, last])
+                result.added += added
+                result.advanced = result.advanced || last > cursor
+                if waiting + added >= limit { result.fullReceivers.append(receiver.url) }
             }
-            try db.execute(sql: """
-                INSERT INTO feedback_cursor (id, last_event_key) VALUES (1, ?)
-                ON CONFLICT(id) DO UPDATE SET last_event_key = excluded.last_event_key
-                """, arguments: [last])
-            return (added, false)
+            return result
         }
     }
 

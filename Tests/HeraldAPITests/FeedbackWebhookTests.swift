@@ -106,35 +106,60 @@ struct FeedbackWebhookTests {
         }
     }
 
-    @Test("A full outbox says so (full: true); events past the limit wait, and go out once there is room")
+    @Test("A receiver's full share says so (full, fullReceivers); its events past the limit wait, and go out once there is room")
     func fullOutboxLosesNothing() async throws {
         try await withFeedbackReceiver { receiver, base in
             receiver.status = 503
-            var options = feedbackOptions(["\(base)/hook"], maxAttempts: 1, outboxLimit: 1)
+            // Many attempts: the first message keeps waiting for a retry, so it fills the share of 1.
+            var options = feedbackOptions(["\(base)/hook"], maxAttempts: 50, outboxLimit: 1)
             options.faults = SandboxFaults(unregistered: [guardToken(1), guardToken(2)])
             try await withGuardedHerald(options: options) { herald in
                 try await herald.registerApp(GuardApps.alarm, token: guardToken(99))
                 try await herald.push(to: guardToken(1))
-                let parked = await pollUntil {
-                    ((try? await herald.outbox(state: "parked").messages.count) ?? 0) == 1
-                }
-                try #require(parked)
+                let attempted = await pollUntil { receiver.received.count >= 1 }
+                try #require(attempted)
                 try await herald.push(to: guardToken(2))
                 let full = await pollUntil { (try? await herald.outbox().full) == true }
-                #expect(full, "the outbox holds its limit of undelivered messages but does not say it is full")
-                #expect(try await herald.outbox().messages.count == 1, "the outbox grew past feedback.outboxLimit")
+                #expect(full, "the receiver holds its limit of waiting messages but the outbox does not say it is full")
+                let listing = try await herald.get("/v1/feedback/outbox")
+                #expect(listing.json["fullReceivers"][0].string == "\(base)/hook", "\(listing.text)")
+                #expect(try await herald.outbox().messages.count == 1, "the receiver's share grew past feedback.outboxLimit")
 
+                let failedAttempts = receiver.received.count
                 receiver.status = 200
-                let id = try #require(try await herald.outbox(state: "parked").messages.first?["id"].int)
-                let retry = try await herald.send(.post, "/v1/feedback/outbox/\(id)/retry")
-                #expect(retry.status == .accepted)
-                let both = await pollUntil(timeout: .seconds(4)) {
-                    Set(receiver.received.filter { $0.header("Herald-Event") == "token.invalid" }
+                let both = await pollUntil(timeout: .seconds(10)) {
+                    Set(receiver.received.dropFirst(failedAttempts).filter { $0.header("Herald-Event") == "token.invalid" }
                         .compactMap { $0.json["data"]["token"].string }) == [guardToken(1), guardToken(2)]
                 }
                 #expect(both, "the event that waited for room was never delivered: \(receiver.received.map { $0.json["data"]["token"] })")
-                let emptied = await pollUntil { (try? await herald.outbox().full) == false }
+                let emptied = await pollUntil(timeout: .seconds(10)) { (try? await herald.outbox().full) == false }
                 #expect(emptied, "the outbox still says it is full")
+            }
+        }
+    }
+
+    @Test("Limits are per receiver: a dead receiver's parked and waiting messages never hold back a live one", arguments: 1...3)
+    func deadReceiverDoesNotBlockLiveOne(round: Int) async throws {
+        try await withFeedbackReceiver { live, liveBase in
+            try await withFeedbackReceiver { dead, deadBase in
+                dead.status = 500
+                var options = feedbackOptions(["\(deadBase)/dead", "\(liveBase)/live"], maxAttempts: 1, outboxLimit: 2)
+                let tokens = (0..<6).map { guardToken(700 + $0) }
+                options.faults = SandboxFaults(unregistered: tokens)
+                try await withGuardedHerald(options: options) { herald in
+                    try await herald.registerApp(GuardApps.alarm, token: guardToken(99))
+                    for token in tokens { try await herald.push(to: token) }
+                    let all = await pollUntil(timeout: .seconds(10)) {
+                        Set(live.received.compactMap { $0.json["data"]["token"].string }) == Set(tokens)
+                    }
+                    #expect(all, "round \(round): the live receiver got \(live.received.count) of \(tokens.count) events")
+                    // The dead receiver's messages are parked, one per event: none was dropped.
+                    let parked = await pollUntil(timeout: .seconds(10)) {
+                        ((try? await herald.outbox(state: "parked").messages.count) ?? 0) == tokens.count
+                    }
+                    #expect(parked, "the dead receiver's messages were not all parked")
+                    #expect(try await herald.outbox().full == false)
+                }
             }
         }
     }

@@ -19,6 +19,7 @@ public actor FeedbackDispatcher: Service {
         public var receivers: [(url: String, types: Set<String>)]
         public var secret: String
         public var maximumAttempts: Int
+        /// Messages waiting for an attempt, per receiver; parked messages do not count.
         public var outboxLimit: Int
         public var requestTimeout: TimeInterval
         public var initialBackoff: TimeInterval
@@ -43,8 +44,11 @@ public actor FeedbackDispatcher: Service {
     private let session: URLSession
     private var wake: AsyncStream<Void>.Continuation?
     private var wakeups: AsyncStream<Void>?
-    /// The outbox was full at the last fan-out; reported by the API.
-    public private(set) var isFull = false
+    /// Receivers whose share of the outbox was full at the last fan-out; reported by the API.
+    public private(set) var fullReceivers: Set<String> = []
+
+    /// Some receiver's share of the outbox was full at the last fan-out.
+    public var isFull: Bool { !fullReceivers.isEmpty }
 
     public init(store: SQLiteStore, configuration: Configuration, logger: Logger = Logger(label: "herald.feedback")) {
         self.store = store
@@ -92,26 +96,26 @@ public actor FeedbackDispatcher: Service {
     }
 
     /// One pass: fan new events out and attempt every due message, until neither makes
-    /// progress (a delivered message frees room for events held back by a full outbox).
+    /// progress (a delivered message frees room for events held back by a full receiver).
     public func dispatchDue() async {
         guard !configuration.receivers.isEmpty else { return }
         do {
             while true {
                 var added = 0
-                var full = false
-                repeat {
+                var full: Set<String> = []
+                while true {
                     let result = try await store.fanOutFeedback(receivers: configuration.receivers,
                                                                 limit: configuration.outboxLimit, now: Date(),
                                                                 render: Self.render)
-                    full = result.full
                     added += result.added
-                    if result.added == 0 { break }
-                } while !full
-                if full, !isFull {
-                    logger.warning("feedback outbox is full; new events wait until receivers catch up",
-                                   metadata: ["limit": "\(configuration.outboxLimit)"])
+                    full = Set(result.fullReceivers)
+                    if !result.advanced { break }
                 }
-                isFull = full
+                for url in full.subtracting(fullReceivers).sorted() {
+                    logger.warning("feedback receiver is behind: its new events wait until it catches up",
+                                   metadata: ["url": "\(url)", "limit": "\(configuration.outboxLimit)"])
+                }
+                fullReceivers = full
                 let due = try await store.dueOutboxMessages(now: Date(), limit: 50)
                 if due.isEmpty && added == 0 { break }
                 await withTaskGroup(of: Void.self) { group in
