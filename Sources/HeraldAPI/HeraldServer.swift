@@ -6,6 +6,7 @@ import HeraldStorage
 import Hummingbird
 import Logging
 import Prometheus
+import ServiceLifecycle
 import Yams
 
 /// `herald serve` assembled: storage, the scheduler engine and the HTTP API in one service group.
@@ -18,6 +19,8 @@ public struct HeraldServer: Sendable {
     public let streams: LiveStreams
     /// Delivers feedback events to the configured receivers; nil when none are configured.
     public let feedback: FeedbackDispatcher?
+    /// Deletes history older than the retention settings.
+    public let pruner: RetentionPruner
     private let clock: any SchedulerClock
     private let registry: PrometheusCollectorRegistry
     private let logger: Logger
@@ -43,7 +46,10 @@ public struct HeraldServer: Sendable {
         gateway = PushGateway(
             ledger: StoredTokenLedger(store: store),
             configuration: .init(timeout: .milliseconds(configuration.pushTimeoutMilliseconds),
-                                 connectionsPerApp: configuration.pushConnectionsPerApp),
+                                 connectionsPerApp: configuration.pushConnectionsPerApp,
+                                 credentialPolicy: PushCredentialPolicy(
+                                     credentialsDirectory: configuration.pushCredentialsDirectory,
+                                     allowedEnvironments: configuration.pushAllowedEnvironments)),
             logger: logger)
         let streams = LiveStreams()
         self.streams = streams
@@ -67,6 +73,12 @@ public struct HeraldServer: Sendable {
         if let hooksFile = configuration.hooksFile {
             try await Self.loadHooks(from: hooksFile, into: store)
         }
+        pruner = RetentionPruner(
+            store: store,
+            policy: RetentionPolicy(deliveries: Double(configuration.retentionDeliveriesDays) * 86_400,
+                                    feedback: Double(configuration.retentionFeedbackDays) * 86_400,
+                                    idempotency: HookRoutes.idempotencyRetention),
+            clock: clock, logger: logger)
         engine = SchedulerEngine(
             store: store, channel: channel, clock: clock,
             configuration: .init(batchWindow: Double(configuration.batchWindowMilliseconds) / 1000,
@@ -92,6 +104,7 @@ public struct HeraldServer: Sendable {
         router.add(middleware: AccessMiddleware(
             keys: APIKeys(adminKeys: configuration.adminKeys, appKeys: configuration.appKeys.map { ($0.app, $0.key) }),
             limiter: RateLimiter(ratePerSecond: configuration.ratePerSecond, burst: configuration.rateBurst),
+            hookLimiter: RateLimiter(ratePerSecond: configuration.hookRatePerSecond, burst: configuration.hookRateBurst),
             timeout: .milliseconds(configuration.requestTimeoutMilliseconds)))
         let services = APIServices(store: store, engine: engine, clock: clock,
                                    body: JSONBody(maximumBytes: configuration.maxBodyBytes))
@@ -99,7 +112,8 @@ public struct HeraldServer: Sendable {
         AppRoutes(services: services, gateway: gateway).register(on: router)
         PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch).register(on: router)
         HookRoutes(services: services, store: store, gateway: gateway, defaultTolerance: configuration.hookToleranceSeconds,
-                   claimLease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000)).register(on: router)
+                   claimLease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000),
+                   maxTokensPerRequest: configuration.hookMaxTokensPerRequest).register(on: router)
         FeedbackRoutes(store: store, dispatcher: feedback).register(on: router)
         LifecycleRoutes(services: services, store: store, streams: streams, gateway: gateway,
                         wakePushesPerHour: configuration.wakePushesPerHour,
@@ -117,7 +131,7 @@ public struct HeraldServer: Sendable {
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.listenHost, port: configuration.listenPort),
                                  serverName: "herald"),
-            services: [engine] + (feedback.map { [$0] } ?? []),
+            services: [engine as any Service, pruner] + (feedback.map { [$0] } ?? []),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

@@ -171,6 +171,13 @@ struct GuardOptions: Sendable {
     var feedbackOutboxLimit: Int?
     var faults = SandboxFaults()
     var transport: Transport = .router
+    var pushCredentialsDirectory: String?
+    var pushAllowedEnvironments: [String]?
+    /// Adds this test's sandbox, as `127.0.0.1:PORT`, to `push.allowedEnvironments`.
+    var allowedEnvironmentsIncludeSandbox = false
+    var hookRatePerSecond: Double?
+    var hookRateBurst: Int?
+    var hookMaxTokensPerRequest: Int?
 }
 
 /// Starts a sandbox gateway on free loopback ports and a Herald (keys configured unless told
@@ -209,6 +216,14 @@ func withGuardedHerald<Value: Sendable>(
     if let value = options.feedbackEvents { configuration.feedbackEvents = value }
     if let value = options.feedbackMaxAttempts { configuration.feedbackMaxAttempts = value }
     if let value = options.feedbackOutboxLimit { configuration.feedbackOutboxLimit = value }
+    configuration.pushCredentialsDirectory = options.pushCredentialsDirectory
+    configuration.pushAllowedEnvironments = options.pushAllowedEnvironments
+    if options.allowedEnvironmentsIncludeSandbox {
+        configuration.pushAllowedEnvironments = (options.pushAllowedEnvironments ?? []) + ["127.0.0.1:\(sandbox.port)"]
+    }
+    configuration.hookRatePerSecond = options.hookRatePerSecond ?? 100_000
+    configuration.hookRateBurst = options.hookRateBurst ?? 100_000
+    if let value = options.hookMaxTokensPerRequest { configuration.hookMaxTokensPerRequest = value }
 
     let clock = ManualClock(now: now)
     do {

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldPush
 import HeraldStorage
 import Yams
 
@@ -19,6 +20,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxPushBatch = 1000
     public var pushTimeoutMilliseconds = 30_000
     public var pushConnectionsPerApp = 2
+    public var pushCredentialsDirectory: String?
+    public var pushAllowedEnvironments: [String]?
     public var wakePushesPerHour = 3
     public var heartbeatMilliseconds = 15_000
     public var adminKeys: [String] = []
@@ -28,6 +31,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var requestTimeoutMilliseconds = 30_000
     public var hookToleranceSeconds = 300
     public var hooksFile: String?
+    public var hookRatePerSecond: Double = 50
+    public var hookRateBurst = 100
+    public var hookMaxTokensPerRequest = 1000
+    public var retentionDeliveriesDays = 30
+    public var retentionFeedbackDays = 7
     public var feedbackURLs: [String] = []
     public var feedbackSecret: String?
     public var feedbackEvents: Set<String> = ["token.invalid", "delivery.failed"]
@@ -97,6 +105,14 @@ public struct ServerConfiguration: Sendable, Equatable {
         ("push.connectionsPerApp", { config, value throws(ConfigurationError) in
             config.pushConnectionsPerApp = try parseInteger(value, key: "push.connectionsPerApp", range: 1...64)
         }),
+        ("push.credentialsDir", { config, value in config.pushCredentialsDirectory = value }),
+        ("push.allowedEnvironments", { config, value throws(ConfigurationError) in
+            let entries = list(value)
+            for entry in entries where PushCredentialPolicy.normalised(entry) == nil {
+                throw ConfigurationError(key: "push.allowedEnvironments", message: "'\(entry)' is not https://host:port or host:port")
+            }
+            config.pushAllowedEnvironments = entries
+        }),
         ("coalescer.wakePushesPerHour", { config, value throws(ConfigurationError) in
             config.wakePushesPerHour = try parseInteger(value, key: "coalescer.wakePushesPerHour", range: 0...60)
         }),
@@ -133,11 +149,22 @@ public struct ServerConfiguration: Sendable, Equatable {
             }
         }),
         ("limits.ratePerSecond", { config, value throws(ConfigurationError) in
-            // Fractions allowed: 0.5 is one request every two seconds on average.
-            guard let rate = Double(value), rate > 0, rate <= 1_000_000 else {
-                throw ConfigurationError(key: "limits.ratePerSecond", message: "'\(value)' must be a number above 0")
-            }
-            config.ratePerSecond = rate
+            config.ratePerSecond = try parseRate(value, key: "limits.ratePerSecond")
+        }),
+        ("hooks.ratePerSecond", { config, value throws(ConfigurationError) in
+            config.hookRatePerSecond = try parseRate(value, key: "hooks.ratePerSecond")
+        }),
+        ("hooks.rateBurst", { config, value throws(ConfigurationError) in
+            config.hookRateBurst = try parseInteger(value, key: "hooks.rateBurst", range: 1...1_000_000)
+        }),
+        ("hooks.maxTokensPerRequest", { config, value throws(ConfigurationError) in
+            config.hookMaxTokensPerRequest = try parseInteger(value, key: "hooks.maxTokensPerRequest", range: 1...100_000)
+        }),
+        ("retention.deliveriesDays", { config, value throws(ConfigurationError) in
+            config.retentionDeliveriesDays = try parseInteger(value, key: "retention.deliveriesDays", range: 1...3650)
+        }),
+        ("retention.feedbackDays", { config, value throws(ConfigurationError) in
+            config.retentionFeedbackDays = try parseInteger(value, key: "retention.feedbackDays", range: 1...3650)
         }),
         ("limits.rateBurst", { config, value throws(ConfigurationError) in
             config.rateBurst = try parseInteger(value, key: "limits.rateBurst", range: 1...1_000_000)
@@ -290,6 +317,14 @@ public struct ServerConfiguration: Sendable, Equatable {
         var host = String(value[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return (host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    /// Requests a second; fractions allowed: 0.5 is one request every two seconds on average.
+    static func parseRate(_ value: String, key: String) throws(ConfigurationError) -> Double {
+        guard let rate = Double(value), rate > 0, rate <= 1_000_000 else {
+            throw ConfigurationError(key: key, message: "'\(value)' must be a number above 0")
+        }
+        return rate
     }
 
     static func parseInteger(_ value: String, key: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int {

@@ -46,13 +46,20 @@ components:
     PushSettings:
       type: object
       required: [environment, auth]
+      description: >
+        File paths (keyFile, certFile, caFile) and custom https:// environments need an admin key
+        (403 forbidden otherwise); an app key uploads credentials as content. Uploaded secrets and
+        passwords are answered as "********"; sending that mask back keeps the stored secret.
       properties:
-        environment: {type: string, description: "production, sandbox, or https://host:port"}
-        caFile: {type: string}
+        environment: {type: string, description: "production, sandbox, or https://host:port (admin)"}
+        caFile: {type: string, description: admin only}
         auth:
           oneOf:
-            - {type: object, required: [type, teamId, keyId, keyFile], properties: {type: {const: token}, teamId: {type: string}, keyId: {type: string}, keyFile: {type: string}}}
-            - {type: object, required: [type, certFile], properties: {type: {const: certificate}, certFile: {type: string}, keyFile: {type: string}, password: {type: string}}}
+            - {type: object, required: [type, teamId, keyId, key], properties: {type: {const: token}, teamId: {type: string}, keyId: {type: string}, key: {type: string, description: "PEM text of the .p8 key"}}}
+            - {type: object, required: [type, teamId, keyId, keyFile], properties: {type: {const: token}, teamId: {type: string}, keyId: {type: string}, keyFile: {type: string, description: admin only}}}
+            - {type: object, required: [type, certificate, privateKey], properties: {type: {const: certificate}, certificate: {type: string, description: PEM}, privateKey: {type: string, description: PEM}}}
+            - {type: object, required: [type, pkcs12], properties: {type: {const: certificate}, pkcs12: {type: string, description: base64 of the .p12}, password: {type: string}}}
+            - {type: object, required: [type, certFile], properties: {type: {const: certificate}, certFile: {type: string, description: admin only}, keyFile: {type: string}, password: {type: string}}}
     CustomKind:
       type: object
       required: [name, rule]
@@ -158,7 +165,7 @@ paths:
   /openapi.yaml: {get: {security: [], summary: This document, responses: {"200": {description: OpenAPI YAML}}}}
   /v1/apps/{app}:
     parameters: [{$ref: "#/components/parameters/app"}]
-    put: {summary: Create or update an app, requestBody: {content: {application/json: {schema: {$ref: "#/components/schemas/App"}}}}, responses: {"200": {description: updated}, "201": {description: created}, "422": {$ref: "#/components/responses/Error"}}}
+    put: {summary: Create or update an app, requestBody: {content: {application/json: {schema: {$ref: "#/components/schemas/App"}}}}, responses: {"200": {description: updated}, "201": {description: created}, "403": {$ref: "#/components/responses/Error"}, "422": {$ref: "#/components/responses/Error"}}}
     get: {summary: Read an app, responses: {"200": {description: the app}, "404": {$ref: "#/components/responses/Error"}}}
     delete: {summary: Delete an app with its devices, responses: {"204": {description: deleted}, "404": {$ref: "#/components/responses/Error"}}}
   /v1/apps/{app}/devices/{device}:
@@ -168,7 +175,7 @@ paths:
     delete: {summary: Delete a device, responses: {"204": {description: deleted}}}
   /v1/apps/{app}/devices/{device}/notifications:
     parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}]
-    post: {summary: Schedule (same id replaces), requestBody: {content: {application/json: {schema: {$ref: "#/components/schemas/Notification"}}}}, responses: {"201": {description: stored, with nextFireDate and evicted}, "409": {$ref: "#/components/responses/Error"}, "422": {$ref: "#/components/responses/Error"}}}
+    post: {summary: "Schedule (same id replaces); 422 payloadTooLarge when its alert push would exceed 4096 bytes", requestBody: {content: {application/json: {schema: {$ref: "#/components/schemas/Notification"}}}}, responses: {"201": {description: stored, with nextFireDate and evicted}, "409": {$ref: "#/components/responses/Error"}, "422": {$ref: "#/components/responses/Error"}}}
     get: {summary: Pending notifications sorted by nextFireDate, responses: {"200": {description: "{notifications: [...]}"}}}
     delete: {summary: Cancel all, responses: {"200": {description: "{cancelled: N}"}}}
   /v1/apps/{app}/devices/{device}/notifications/{id}:
@@ -206,12 +213,17 @@ paths:
     post:
       security: []
       summary: Deliver a signed webhook
+      description: >
+        A replay of an accepted request (the same signed timestamp and body), or a resend with an
+        idempotency key already seen (from the template's pointer into the signed body, or the
+        header as an extra key), pushes nothing and answers 200 with Idempotent-Replayed: true and
+        the first answer. Rate-limited per hook (429 rateLimited).
       parameters:
         - {name: Herald-Signature, in: header, required: true, schema: {type: string}, description: "t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t.body)>"}
         - {name: Idempotency-Key, in: header, schema: {type: string}}
-      responses: {"200": {description: "{pushed, filtered, results}"}, "401": {$ref: "#/components/responses/Error"}, "422": {$ref: "#/components/responses/Error"}}
+      responses: {"200": {description: "{pushed, filtered, results}"}, "401": {$ref: "#/components/responses/Error"}, "409": {$ref: "#/components/responses/Error"}, "413": {$ref: "#/components/responses/Error"}, "422": {$ref: "#/components/responses/Error"}, "429": {$ref: "#/components/responses/Error"}}
   /v1/feedback/outbox:
-    get: {summary: Outbound feedback messages (admin), parameters: [{name: state, in: query, schema: {enum: [pending, delivered, parked]}}], responses: {"200": {description: "{full, messages}"}}}
+    get: {summary: Outbound feedback messages (admin), parameters: [{name: state, in: query, schema: {enum: [pending, delivered, parked]}}], responses: {"200": {description: "{full, fullReceivers, messages}"}}}
   /v1/feedback/outbox/{id}/retry:
     post: {summary: Retry a parked message, parameters: [{$ref: "#/components/parameters/id"}], responses: {"202": {description: queued}, "404": {$ref: "#/components/responses/Error"}}}
 """#
