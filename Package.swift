@@ -86,7 +86,10 @@ let package = Package(
             "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldScheduler", "HeraldPush", "HeraldSandbox",
         ]),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldCore", "HeraldStorage"]),
-        .testTarget(name: "HeraldSchedulerTests", dependencies: ["HeraldCore", "HeraldStorage", "HeraldScheduler"]),
+        .testTarget(name: "HeraldSchedulerTests", dependencies: [
+            "HeraldCore", "HeraldStorage", "HeraldScheduler",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         .testTarget(name: "HeraldAPITests", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -108,12 +108,8 @@ enum FiringBenchmark {
             while recorder.count < count, Date() < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            // Let the last batch finish completing its deliveries before stopping the engine, so
-            // the stop does not cut a transaction short.
-            let settle = Date().addingTimeInterval(10)
-            while try await !store.pendingDeliveries().isEmpty, Date() < settle {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            // Let the dispatcher store the last outcomes before stopping the engine.
+            _ = await engine.dispatcher.settle(timeout: .seconds(10))
             running.cancel()
             _ = try? await running.value
             guard recorder.count >= count else {

@@ -79,8 +79,11 @@ public struct HeraldServer: Sendable {
                                     feedback: Double(configuration.retentionFeedbackDays) * 86_400,
                                     idempotency: HookRoutes.idempotencyRetention),
             clock: clock, logger: logger)
+        let dispatcher = DeliveryDispatcher(
+            store: store, channel: channel,
+            configuration: .init(drain: .milliseconds(configuration.shutdownDrainMilliseconds)), logger: logger)
         engine = SchedulerEngine(
-            store: store, channel: channel, clock: clock,
+            store: store, channel: channel, dispatcher: dispatcher, clock: clock,
             configuration: .init(batchWindow: Double(configuration.batchWindowMilliseconds) / 1000,
                                  lateAfter: Double(configuration.lateAfterMilliseconds) / 1000),
             logger: logger)
@@ -131,7 +134,9 @@ public struct HeraldServer: Sendable {
             router: makeRouter(),
             configuration: .init(address: .hostname(configuration.listenHost, port: configuration.listenPort),
                                  serverName: "herald"),
-            services: [engine as any Service, pruner] + (feedback.map { [$0] } ?? []),
+            // Stopped in reverse order: the HTTP server first, then the timer, then the dispatcher,
+            // which finishes what is in flight and stores every outcome.
+            services: [engine.dispatcher as any Service, engine, pruner] + (feedback.map { [$0] } ?? []),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

@@ -35,9 +35,10 @@ public struct PushDeliveryChannel: DeliveryChannel {
                     continue
                 }
                 do {
-                    pushes.append(try APNsPush(token: token, type: .alert, bundleID: app.id,
-                                               id: Self.pushID(for: fired.occurrence), aps: fired.content.aps,
-                                               custom: fired.content.userInfo ?? [:]))
+                    let pushID = Self.pushID(for: fired.occurrence)
+                    pushes.append(try APNsPush(token: token, type: .alert, bundleID: app.id, id: pushID,
+                                               collapseID: Self.collapseID(for: fired.occurrence, pushID: pushID),
+                                               aps: fired.content.aps, custom: fired.content.userInfo ?? [:]))
                     pushIndices.append(index)
                 } catch {
                     outcomes[index] = DeliveryOutcome(channel: "push", outcome: error.reason)
@@ -67,6 +68,12 @@ public struct PushDeliveryChannel: DeliveryChannel {
         if let reason = result.reason { payload["reason"] = .string(reason) }
         return FeedbackEvent(type: result.succeeded ? "delivery.succeeded" : "delivery.failed", appID: fired.device.appID,
                              payload: payload, createdAt: Date())
+    }
+
+    /// The occurrence's id as `apns-collapse-id`, so a push sent again after a crash replaces the
+    /// first on the device instead of showing twice; ids over APNs' 64 bytes use the derived UUID.
+    static func collapseID(for occurrence: Occurrence, pushID: String) -> String {
+        occurrence.id.utf8.count <= APNsPush.maximumCollapseIDBytes ? occurrence.id : pushID
     }
 
     /// A UUID derived from the occurrence, so a re-delivery after a crash carries the same

@@ -20,6 +20,8 @@ final class SandboxResponder: Sendable {
     }
 
     func respond(to request: HTTP2ServerRequest, on context: HTTP2ServerConnectionContext) async -> HTTP2Response {
+        // When the request reached the device's APNs, before any injected slowness.
+        let arrived = Date()
         let faults = self.faults.current
         // GOAWAY first, so that the client learns of it while this last stream is still served.
         if let limit = faults.goAwayAfterStreams, context.streamsHandled >= limit {
@@ -44,7 +46,7 @@ final class SandboxResponder: Sendable {
 
         let apnsId = push.apnsId ?? APNsReply.newID()
         let uniqueId = APNsReply.newID()
-        inboxes.append(InboxEntry(token: push.token, apnsId: apnsId, uniqueId: uniqueId, receivedAt: now, pushType: push.pushType,
+        inboxes.append(InboxEntry(token: push.token, apnsId: apnsId, uniqueId: uniqueId, receivedAt: arrived, pushType: push.pushType,
                                   topic: push.topic, priority: push.priority, collapseId: push.collapseId,
                                   expiration: push.expiration, headers: push.headers, payload: push.payload,
                                   credential: push.credential))

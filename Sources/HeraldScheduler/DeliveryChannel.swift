@@ -1,22 +1,6 @@
 import Foundation
 import HeraldCore
 
-/// An occurrence on its way to a device, with what a channel needs to deliver it.
-public struct FiredOccurrence: Sendable {
-    public var occurrence: Occurrence
-    public var content: NotificationContent
-    public var device: Device
-    /// When the scheduler fired it, on the scheduler's clock.
-    public var firedAt: Date
-
-    public init(occurrence: Occurrence, content: NotificationContent, device: Device, firedAt: Date = Date()) {
-        self.occurrence = occurrence
-        self.content = content
-        self.device = device
-        self.firedAt = firedAt
-    }
-}
-
 /// Where an occurrence went and how it ended, as recorded in deliveries.
 public struct DeliveryOutcome: Hashable, Sendable {
     /// `recorded`, and later `push`, `stream` or `inbox`.

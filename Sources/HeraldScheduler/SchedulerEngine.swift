@@ -4,13 +4,14 @@ import HeraldStorage
 import Logging
 import Metrics
 import ServiceLifecycle
+import Synchronization
 
-/// Fires local notifications on time.
+/// Fires local notifications on time, and never waits on delivery.
 ///
-/// One timer sleeps until the earliest pending fire instant; nothing polls. When it wakes, every
-/// occurrence due within ``Configuration/batchWindow`` fires as one batch, stored in one
-/// transaction (deliveries recorded as pending, one-shots removed, repeating ones advanced), and
-/// is then handed to the ``DeliveryChannel``, whose outcomes complete the recorded deliveries.
+/// One timer sleeps until the earliest pending fire instant; nothing polls. When it wakes, it
+/// claims every occurrence due within ``Configuration/batchWindow`` in one transaction (firings
+/// committed to the fire log with their content, one-shots removed, repeating ones advanced),
+/// hands the firings to the ``DeliveryDispatcher`` without waiting, and goes back to sleep.
 public actor SchedulerEngine: Service {
     public struct Configuration: Sendable {
         /// Occurrences due this close together fire as one batch.
@@ -29,6 +30,8 @@ public actor SchedulerEngine: Service {
 
     private let store: any NotificationStore
     private let channel: any DeliveryChannel
+    /// Delivers what the timer fired, off its path.
+    public nonisolated let dispatcher: DeliveryDispatcher
     private let clock: any SchedulerClock
     private let configuration: Configuration
     private let logger: Logger
@@ -40,14 +43,18 @@ public actor SchedulerEngine: Service {
     /// The sleep in progress and the instant it ends at, so an earlier arrival can cut it short.
     private var sleeper: Task<Void, Never>?
     private var sleepingUntil: Int64?
-    /// Outcomes not yet stored: they ride along with the next batch's transaction, or are
-    /// flushed before the timer sleeps, so a busy engine commits once per batch.
-    private var unsavedCompletions: [CompletedDelivery] = []
+    /// Device zones tzdata no longer knows, each logged once.
+    private let unknownZones = UnknownZones()
 
-    public init(store: any NotificationStore, channel: any DeliveryChannel, clock: any SchedulerClock = SystemClock(),
-                configuration: Configuration = Configuration(), logger: Logger = Logger(label: "herald.scheduler")) {
+    /// - Parameters:
+    ///   - channel: where fired occurrences go, through the dispatcher (and `present` directly).
+    ///   - dispatcher: by default one over `channel` with default settings.
+    public init(store: any NotificationStore, channel: any DeliveryChannel, dispatcher: DeliveryDispatcher? = nil,
+                clock: any SchedulerClock = SystemClock(), configuration: Configuration = Configuration(),
+                logger: Logger = Logger(label: "herald.scheduler")) {
         self.store = store
         self.channel = channel
+        self.dispatcher = dispatcher ?? DeliveryDispatcher(store: store, channel: channel, logger: logger)
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
@@ -56,17 +63,13 @@ public actor SchedulerEngine: Service {
     /// Number of timer entries held, stale ones included.
     public var armedCount: Int { timers.count }
 
-    /// Loads every pending notification's timer and re-delivers deliveries a crash left pending.
-    /// Idempotent; ``run()`` calls it too.
+    /// Loads every pending notification's timer, and hands the dispatcher the firings a crash or
+    /// a stop left without an outcome. Idempotent; ``run()`` calls it too.
     public func load() async throws {
         guard !isLoaded else { return }
         timers.load(try await store.timerEntries())
         isLoaded = true
-        let pending = try await store.pendingDeliveries()
-        if !pending.isEmpty {
-            logger.info("re-delivering deliveries left pending by the last run", metadata: ["count": "\(pending.count)"])
-            await redeliver(pending)
-        }
+        try await dispatcher.recover()
     }
 
     /// Adds timer entries for notifications just stored, waking the timer if one is sooner.
@@ -113,25 +116,10 @@ public actor SchedulerEngine: Service {
             if let next = timers.first, next.fireAt <= windowEnd {
                 _ = await fireBatch()
             } else {
-                await flushCompletions()
                 await sleep(until: timers.first?.fireAt)
             }
         }
         sleeper?.cancel()
-        await flushCompletions()
-    }
-
-    private func flushCompletions() async {
-        guard !unsavedCompletions.isEmpty else { return }
-        let completions = unsavedCompletions
-        unsavedCompletions = []
-        do {
-            try await store.completeDeliveries(completions)
-        } catch {
-            // Still pending in storage: a restart hands them over again; keep trying meanwhile.
-            unsavedCompletions = completions + unsavedCompletions
-            logger.error("storing delivery outcomes failed", metadata: ["error": "\(error)"])
-        }
     }
 
     private func sleep(until fireAt: Int64?) async {
@@ -149,116 +137,72 @@ public actor SchedulerEngine: Service {
         sleepingUntil = nil
     }
 
-    /// Fires one batch of everything due now (within the batch window) and stores every
-    /// outcome. Returns how many occurrences fired. Tests call this to step time by hand.
+    /// Fires one batch of everything due now (within the batch window) and waits until the
+    /// dispatcher has delivered it and stored every outcome. Returns how many occurrences fired.
+    /// Tests call this to step time by hand.
     @discardableResult
     public func fireDueBatch() async -> Int {
         let fired = await fireBatch()
-        await flushCompletions()
+        await dispatcher.settle()
         return fired
     }
 
+    /// Claims what is due and hands it to the dispatcher; never waits for delivery.
     private func fireBatch() async -> Int {
         let now = clock.now()
         let windowEnd = now.millisecondsSince1970 + Int64(configuration.batchWindow * 1000)
-        var keys: [Int64] = []
-        var seen = Set<Int64>()
-        while let next = timers.first, next.fireAt <= windowEnd, keys.count < configuration.maximumBatch {
-            _ = timers.popFirst()
-            if seen.insert(next.key).inserted { keys.append(next.key) }
-        }
-        guard !keys.isEmpty else { return 0 }
+        // The timer only says when to look; the store says what is due, in the claim itself.
+        while let next = timers.first, next.fireAt <= windowEnd { _ = timers.popFirst() }
+        let lateAfter = configuration.lateAfter
+        let zones = unknownZones
         do {
-            let due = try await store.dueNotifications(keys: keys)
-            return try await fire(due, now: now, windowEnd: windowEnd)
+            let claim = try await store.claimDue(until: Date(millisecondsSince1970: windowEnd), firedAt: now,
+                                                 limit: configuration.maximumBatch) { due in
+                FiringDecision.decide(due.notification, deviceTimeZone: zones.zone(due.device.timeZone), now: now,
+                                      lateAfter: lateAfter)
+            }
+            for entry in claim.armed { timers.insert(entry) }
+            // Cut short by the batch limit: look again at once.
+            if claim.more { timers.insert(TimerEntry(fireAt: now.millisecondsSince1970, key: -1)) }
+            for zone in zones.takeNewlyUnknown() {
+                logger.error("device time zone unknown to this system's tzdata; its floating notifications fire in UTC",
+                             metadata: ["zone": "\(zone)"])
+            }
+            guard !claim.fired.isEmpty else { return 0 }
+            await dispatcher.enqueue(claim.fired)
+            firedCounter.increment(by: claim.fired.count)
+            for item in claim.fired {
+                latenessTimer.recordNanoseconds(max(0, Int64(now.timeIntervalSince(item.occurrence.scheduledFor) * 1e9)))
+            }
+            return claim.fired.count
         } catch is CancellationError {
+            timers.insert(TimerEntry(fireAt: now.millisecondsSince1970, key: -1))
             return 0
         } catch {
-            // Storage failed: nothing was committed. Put the timers back and retry shortly.
-            logger.error("firing a batch failed; retrying in 1 s", metadata: ["error": "\(error)"])
-            let retryAt = now.millisecondsSince1970 + 1000
-            for key in keys { timers.insert(TimerEntry(fireAt: retryAt, key: key)) }
+            // Storage failed: nothing was committed. Look again shortly.
+            logger.error("claiming a batch failed; retrying in 1 s", metadata: ["error": "\(error)"])
+            timers.insert(TimerEntry(fireAt: now.millisecondsSince1970 + 1000, key: -1))
             return 0
         }
     }
+}
 
-    private func fire(_ due: [DueNotification], now: Date, windowEnd: Int64) async throws -> Int {
-        var deliveries: [Delivery] = []
-        var fired: [FiredOccurrence] = []
-        var advances: [FiringBatch.Advance] = []
-        for item in due {
-            let notification = item.notification
-            // A stale entry (re-timed or replaced since it was armed) points at a row not yet due.
-            guard notification.nextFireDate.millisecondsSince1970 <= windowEnd else { continue }
-            let deviceZone = TimeZone(identifier: item.device.timeZone) ?? TimeZone(identifier: "UTC")!
-            let evaluatedAt = max(now, notification.nextFireDate)
-            guard let plan = FiringPlan.plan(notification.recurrence(deviceTimeZone: deviceZone),
-                                             dueIndex: notification.nextIndex, now: evaluatedAt,
-                                             lateAfter: configuration.lateAfter)
-            else {
-                advances.append(.init(key: item.key, revision: item.revision, next: nil))
-                continue
-            }
-            let occurrence = Occurrence(appID: notification.appID, deviceID: notification.deviceID,
-                                        notificationID: notification.id, index: plan.index,
-                                        scheduledFor: plan.scheduledFor, late: plan.late, missed: plan.missed)
-            deliveries.append(Delivery(occurrenceID: occurrence.id, appID: occurrence.appID,
-                                       deviceID: occurrence.deviceID, notificationID: occurrence.notificationID,
-                                       scheduledFor: plan.scheduledFor, firedAt: now, late: plan.late,
-                                       missed: plan.missed, channel: "pending", outcome: "pending"))
-            fired.append(FiredOccurrence(occurrence: occurrence, content: notification.content, device: item.device,
-                                         firedAt: now))
-            advances.append(.init(key: item.key, revision: item.revision, next: plan.next))
+/// Device zones that tzdata does not know, remembered so each is logged once; UTC stands in.
+final class UnknownZones: Sendable {
+    private let state = Mutex<(known: Set<String>, unlogged: [String])>(([], []))
+
+    func zone(_ identifier: String) -> TimeZone {
+        if let zone = TimeZone(identifier: identifier) { return zone }
+        state.withLock { state in
+            if state.known.insert(identifier).inserted { state.unlogged.append(identifier) }
         }
-        guard !advances.isEmpty else { return 0 }
-        let completions = unsavedCompletions
-        unsavedCompletions = []
-        let commit: FiringCommit
-        do {
-            commit = try await store.commitFiring(FiringBatch(deliveries: deliveries, advances: advances,
-                                                             completions: completions))
-        } catch {
-            unsavedCompletions = completions + unsavedCompletions
-            throw error
-        }
-        for entry in commit.armed { timers.insert(entry) }
-        firedCounter.increment(by: fired.count)
-        for item in fired {
-            latenessTimer.recordNanoseconds(max(0, Int64(now.timeIntervalSince(item.occurrence.scheduledFor) * 1e9)))
-        }
-        let outcomes = await channel.deliver(fired)
-        unsavedCompletions += zip(commit.deliveryIDs, outcomes).map(Self.completed)
-        return fired.count
+        return TimeZone(identifier: "UTC")!
     }
 
-    private static func completed(_ id: Int64, _ outcome: DeliveryOutcome) -> CompletedDelivery {
-        CompletedDelivery(deliveryID: id, channel: outcome.channel, outcome: outcome.outcome,
-                          apnsStatus: outcome.apnsStatus, apnsID: outcome.apnsID)
-    }
-
-    private func redeliver(_ pending: [PendingDelivery]) async {
-        var closed: [CompletedDelivery] = []
-        var ids: [Int64] = []
-        var batch: [FiredOccurrence] = []
-        for item in pending {
-            guard let notification = item.notification, let device = item.device else {
-                closed.append(CompletedDelivery(deliveryID: item.deliveryID, channel: "none", outcome: "notificationGone"))
-                continue
-            }
-            let delivery = item.delivery
-            let occurrence = Occurrence(appID: delivery.appID, deviceID: delivery.deviceID,
-                                        notificationID: delivery.notificationID,
-                                        index: Occurrence.index(fromID: delivery.occurrenceID),
-                                        scheduledFor: delivery.scheduledFor, late: true, missed: delivery.missed)
-            ids.append(item.deliveryID)
-            batch.append(FiredOccurrence(occurrence: occurrence, content: notification.content, device: device))
-        }
-        let outcomes = batch.isEmpty ? [] : await channel.deliver(batch)
-        closed += zip(ids, outcomes).map(Self.completed)
-        do {
-            try await store.completeDeliveries(closed)
-        } catch {
-            logger.error("could not complete re-delivered deliveries", metadata: ["error": "\(error)"])
+    func takeNewlyUnknown() -> [String] {
+        state.withLock { state in
+            defer { state.unlogged = [] }
+            return state.unlogged
         }
     }
 }

@@ -3,11 +3,14 @@ import HeraldCore
 
 /// A local notification held for a device that had no channel when it fired.
 public struct InboxItem: Hashable, Sendable {
+    /// The firing it holds (its fire-log row): an inbox holds each firing once.
+    public var logID: Int64?
     public var occurrence: Occurrence
     public var content: NotificationContent
     public var firedAt: Date
 
-    public init(occurrence: Occurrence, content: NotificationContent, firedAt: Date) {
+    public init(logID: Int64? = nil, occurrence: Occurrence, content: NotificationContent, firedAt: Date) {
+        self.logID = logID
         self.occurrence = occurrence
         self.content = content
         self.firedAt = firedAt

@@ -76,17 +76,21 @@ public protocol NotificationStore: Sendable {
 
     /// Every pending notification's timer entry, in no particular order.
     func timerEntries() async throws -> [TimerEntry]
-    /// Loads the notifications behind these timer keys, with what firing needs of their device.
-    /// Keys that no longer exist are left out.
-    func dueNotifications(keys: [Int64]) async throws -> [DueNotification]
-    /// Stores one fired batch in one transaction: deliveries recorded, one-shots and ended series
-    /// removed, repeating ones advanced. A change made meanwhile (replace, cancel) wins over the
-    /// advance. Returns the delivery ids in order, and the timer entries to arm next.
-    func commitFiring(_ batch: FiringBatch) async throws -> FiringCommit
+    /// Claims what is due at or before `until`: in one write transaction, reads the due
+    /// notifications (soonest first, at most `limit`), asks `decide` what each does, commits each
+    /// firing to the fire log (the deliveries table, with the content to deliver and a unique
+    /// occurrence) and advances, re-arms or removes its notification. A cancel or replace
+    /// committed before the claim is seen by it; nothing is read outside the transaction.
+    ///
+    /// - Returns: the firings to hand to delivery, the timer entries to arm next, and whether
+    ///   `limit` cut the claim short (more may be due).
+    func claimDue(until: Date, firedAt: Date, limit: Int,
+                  decide: @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim
     /// Sets the final outcome of deliveries recorded as pending.
     func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws
-    /// Deliveries still pending, e.g. after a crash between recording and delivering.
-    func pendingDeliveries() async throws -> [PendingDelivery]
+    /// Firings in the fire log whose outcome was never stored (a crash or a stop came first),
+    /// oldest first, with their device as it is now; `orphaned` are those whose device is gone.
+    func unfinishedFirings() async throws -> (fired: [FiredOccurrence], orphaned: [Int64])
 }
 
 /// One pending notification as the timer sees it: when, and which row.
@@ -117,36 +121,18 @@ public struct ScheduleResult: Sendable {
 /// A notification whose timer came due, with the device facts firing needs.
 public struct DueNotification: Sendable {
     public var key: Int64
-    public var revision: Int64
     public var notification: LocalNotification
     public var device: Device
 }
 
-/// What a fired batch changes.
-public struct FiringBatch: Sendable {
-    public struct Advance: Sendable {
-        public var key: Int64
-        public var revision: Int64
-        /// nil removes the notification (a one-shot, or a series that ended).
-        public var next: FiringPlan.Next?
-
-        public init(key: Int64, revision: Int64, next: FiringPlan.Next?) {
-            self.key = key
-            self.revision = revision
-            self.next = next
-        }
-    }
-
-    public var deliveries: [Delivery]
-    public var advances: [Advance]
-    /// Outcomes of earlier batches, stored in this batch's transaction rather than their own.
-    public var completions: [CompletedDelivery]
-
-    public init(deliveries: [Delivery], advances: [Advance], completions: [CompletedDelivery] = []) {
-        self.deliveries = deliveries
-        self.advances = advances
-        self.completions = completions
-    }
+/// What one claim fired and re-armed.
+public struct FiringClaim: Sendable {
+    /// Firings committed to the fire log, each with its log id.
+    public var fired: [FiredOccurrence]
+    /// Timer entries for the notifications that go on.
+    public var armed: [TimerEntry]
+    /// The claim stopped at its limit: more may be due now.
+    public var more: Bool
 }
 
 /// The final outcome of a delivery that was recorded as pending.
@@ -164,19 +150,6 @@ public struct CompletedDelivery: Sendable {
         self.apnsStatus = apnsStatus
         self.apnsID = apnsID
     }
-}
-
-public struct FiringCommit: Sendable {
-    public var deliveryIDs: [Int64]
-    public var armed: [TimerEntry]
-}
-
-public struct PendingDelivery: Sendable {
-    public var deliveryID: Int64
-    public var delivery: Delivery
-    /// nil when the notification is gone; the delivery is then closed without sending.
-    public var notification: LocalNotification?
-    public var device: Device?
 }
 
 extension Date {

@@ -50,7 +50,12 @@ extension SQLiteStore {
         if let unitText: String = row[5], let unit = RepeatUnit(rawValue: unitText) {
             var end: RepeatEnd?
             if let count: Int = row[7] { end = .count(count) }
-            if let until: Int64 = row[8] { end = .until(Date(millisecondsSince1970: until)) }
+            // repeat_until holds milliseconds, or for a floating notification's wall-clock end, its text.
+            switch (row[8] as DatabaseValue).storage {
+            case .int64(let milliseconds): end = .until(Date(millisecondsSince1970: milliseconds))
+            case .string(let text): end = LocalDateTime(parsing: text).map(RepeatEnd.untilWallClock)
+            default: break
+            }
             repeatRule = RepeatRule(unit: unit, every: row[6] ?? 1, end: end)
         }
         let contentText: String = row[9]
@@ -79,11 +84,12 @@ extension SQLiteStore {
         ])
     }
 
-    static func endColumns(_ end: RepeatEnd?) -> (count: Int?, until: Int64?) {
+    static func endColumns(_ end: RepeatEnd?) -> (count: Int?, until: DatabaseValue) {
         switch end {
-        case .count(let count)?: return (count, nil)
-        case .until(let date)?: return (nil, date.millisecondsSince1970)
-        case nil: return (nil, nil)
+        case .count(let count)?: return (count, .null)
+        case .until(let date)?: return (nil, date.millisecondsSince1970.databaseValue)
+        case .untilWallClock(let local)?: return (nil, local.description.databaseValue)
+        case nil: return (nil, .null)
         }
     }
 
@@ -103,7 +109,11 @@ extension SQLiteStore {
             let key: Int64 = row[notificationColumnCount]
             let recurrence = notification.recurrence(deviceTimeZone: zone)
             let pending = recurrence.occurrence(notification.nextIndex).map { (index: notification.nextIndex, date: $0) }
-            guard let next = recurrence.firstOccurrence(after: now) ?? pending else {
+            // Never back to an index already fired: flying west, the next occurrence keeps its
+            // index and moves to its new instant; flying east past it, it is due now.
+            var upcoming = recurrence.firstOccurrence(after: now).map { (index: $0.index, date: $0.date) }
+            if let candidate = upcoming, candidate.index < notification.nextIndex { upcoming = pending }
+            guard let next = upcoming ?? pending else {
                 try db.execute(sql: "DELETE FROM notification WHERE key = ?", arguments: [key])
                 continue
             }

@@ -176,6 +176,26 @@ extension SQLiteStore {
                 CREATE INDEX idempotency_by_created_at ON idempotency(created_at);
                 """)
         }
+        migrator.registerMigration("v6: the fire log, claims by instant, one inbox item per firing") { db in
+            try db.execute(sql: """
+                -- A replace starts a new generation: its occurrences are new firings, even with the
+                -- same index; an advance or a re-time keeps the generation.
+                ALTER TABLE notification ADD COLUMN generation INTEGER NOT NULL DEFAULT 1;
+                CREATE INDEX notification_due ON notification(next_fire_at);
+                -- The delivery table is the fire log: each firing carries the content to deliver,
+                -- so delivery never needs the notification row again, and is unique per
+                -- (notification, generation, index), so nothing fires twice.
+                ALTER TABLE delivery ADD COLUMN content TEXT;
+                ALTER TABLE delivery ADD COLUMN notification_key INTEGER;
+                ALTER TABLE delivery ADD COLUMN generation INTEGER;
+                ALTER TABLE delivery ADD COLUMN occurrence_index INTEGER;
+                CREATE UNIQUE INDEX delivery_occurrence ON delivery(notification_key, generation, occurrence_index)
+                    WHERE notification_key IS NOT NULL;
+                -- An inbox holds each firing once, however often it is handed over.
+                ALTER TABLE device_inbox ADD COLUMN delivery_key INTEGER;
+                CREATE UNIQUE INDEX device_inbox_by_delivery ON device_inbox(delivery_key) WHERE delivery_key IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

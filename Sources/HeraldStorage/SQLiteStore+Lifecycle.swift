@@ -58,7 +58,8 @@ extension SQLiteStore {
         try await pool.write { db in
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO device_inbox (app_id, device_id, occurrence_id, notification_id, scheduled_for, fired_at,
-                    late, missed, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    late, missed, content, delivery_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
                 """)
             for (item, content) in rows {
                 let occurrence = item.occurrence
@@ -67,7 +68,7 @@ extension SQLiteStore {
                                         arguments: [occurrence.appID, occurrence.deviceID]) ?? false else { continue }
                 try insert.execute(arguments: [occurrence.appID, occurrence.deviceID, occurrence.id, occurrence.notificationID,
                                                occurrence.scheduledFor.millisecondsSince1970, item.firedAt.millisecondsSince1970,
-                                               occurrence.late, occurrence.missed, content])
+                                               occurrence.late, occurrence.missed, content, item.logID])
             }
         }
     }

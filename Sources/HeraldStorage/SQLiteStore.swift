@@ -206,7 +206,8 @@ public final class SQLiteStore: NotificationStore {
                     repeat_every = excluded.repeat_every, repeat_count = excluded.repeat_count,
                     repeat_until = excluded.repeat_until, content = excluded.content,
                     next_index = excluded.next_index, next_fire_at = excluded.next_fire_at,
-                    revision = notification.revision + 1, created_at = excluded.created_at
+                    revision = notification.revision + 1, generation = notification.generation + 1,
+                    created_at = excluded.created_at
                 RETURNING key
                 """, arguments: [notification.appID, notification.deviceID, notification.id,
                                  notification.fireDate.fieldValue, notification.timeZone.fieldValue,
@@ -281,59 +282,6 @@ public final class SQLiteStore: NotificationStore {
         }
     }
 
-    public func dueNotifications(keys: [Int64]) async throws -> [DueNotification] {
-        guard !keys.isEmpty else { return [] }
-        return try await pool.read { db in
-            var due: [DueNotification] = []
-            due.reserveCapacity(keys.count)
-            // Chunks stay under SQLite's bound-parameter limit.
-            for start in stride(from: 0, to: keys.count, by: 500) {
-                let chunk = Array(keys[start..<min(start + 500, keys.count)])
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT \(Self.notificationColumns), n.key, n.revision, \(Self.deviceColumnsAliased)
-                    FROM notification n JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id
-                    WHERE n.key IN (\(placeholders))
-                    """, arguments: StatementArguments(chunk))
-                while let row = try rows.next() {
-                    let notification = try Self.notification(from: row)
-                    let device = try Self.device(from: row, offset: Self.notificationColumnCount + 2)
-                    due.append(DueNotification(key: row[Self.notificationColumnCount],
-                                               revision: row[Self.notificationColumnCount + 1],
-                                               notification: notification, device: device))
-                }
-            }
-            return due
-        }
-    }
-
-    public func commitFiring(_ batch: FiringBatch) async throws -> FiringCommit {
-        try await pool.write { db in
-            var deliveryIDs: [Int64] = []
-            deliveryIDs.reserveCapacity(batch.deliveries.count)
-            for delivery in batch.deliveries {
-                try Self.insert(delivery, db)
-                deliveryIDs.append(db.lastInsertedRowID)
-            }
-            var armed: [TimerEntry] = []
-            let advance = try db.cachedStatement(sql: """
-                UPDATE notification SET next_index = ?, next_fire_at = ? WHERE key = ? AND revision = ?
-                """)
-            let remove = try db.cachedStatement(sql: "DELETE FROM notification WHERE key = ? AND revision = ?")
-            for step in batch.advances {
-                if let next = step.next {
-                    let fireAt = next.date.millisecondsSince1970
-                    try advance.execute(arguments: [next.index, fireAt, step.key, step.revision])
-                    if db.changesCount > 0 { armed.append(TimerEntry(fireAt: fireAt, key: step.key)) }
-                } else {
-                    try remove.execute(arguments: [step.key, step.revision])
-                }
-            }
-            try Self.complete(batch.completions, db)
-            return FiringCommit(deliveryIDs: deliveryIDs, armed: armed)
-        }
-    }
-
     public func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws {
         guard !outcomes.isEmpty else { return }
         try await pool.write { db in try Self.complete(outcomes, db) }
@@ -397,26 +345,6 @@ public final class SQLiteStore: NotificationStore {
                 let payload = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:]
                 return (row[0], FeedbackEvent(type: row[1], appID: row[2], payload: payload,
                                              createdAt: Date(millisecondsSince1970: row[4])))
-            }
-        }
-    }
-
-    public func pendingDeliveries() async throws -> [PendingDelivery] {
-        try await pool.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT \(Self.deliveryColumns), key FROM delivery WHERE outcome = 'pending' ORDER BY key
-                """)
-            return try rows.map { row in
-                let delivery = Self.delivery(from: row)
-                let notification = try Row.fetchOne(db, sql: """
-                    SELECT \(Self.notificationColumns) FROM notification n WHERE app_id = ? AND device_id = ? AND id = ?
-                    """, arguments: [delivery.appID, delivery.deviceID, delivery.notificationID])
-                    .map { try Self.notification(from: $0) }
-                let device = try Row.fetchOne(db, sql: "SELECT \(Self.deviceColumns) FROM device WHERE app_id = ? AND id = ?",
-                                              arguments: [delivery.appID, delivery.deviceID])
-                    .map { try Self.device(from: $0) }
-                return PendingDelivery(deliveryID: row[Self.deliveryColumnCount], delivery: delivery,
-                                       notification: notification, device: device)
             }
         }
     }

@@ -193,14 +193,15 @@ struct SchedulerEngineTests {
     func pendingRedeliveredAtStart() async throws {
         let fixture = try await EngineFixture()
         try await fixture.schedule("a", in: 10, repeatRule: RepeatRule(unit: .day))
-        // A batch recorded as pending, as if the process died before the channel answered.
-        let due = try await fixture.store.dueNotifications(keys: try await fixture.store.timerEntries().map(\.key))
+        // A firing committed to the fire log, as if the process died before the dispatcher ran.
         let at = EngineFixture.start.addingTimeInterval(10)
-        _ = try await fixture.store.commitFiring(FiringBatch(
-            deliveries: [Delivery(occurrenceID: "a#0", appID: "com.example.app", deviceID: "phone", notificationID: "a",
-                                  scheduledFor: at, firedAt: at, late: false, missed: 0, channel: "pending", outcome: "pending")],
-            advances: [.init(key: due[0].key, revision: due[0].revision, next: .init(index: 1, date: at.addingTimeInterval(86_400)))]))
+        let claim = try await fixture.store.claimDue(until: at, firedAt: at, limit: 10) { due in
+            FiringDecision.decide(due.notification, deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
+        }
+        try #require(claim.fired.count == 1)
+        #expect(fixture.channel.occurrences.isEmpty)
         try await fixture.restart()
+        #expect(await fixture.engine.dispatcher.settle())
         #expect(fixture.channel.occurrences.map(\.id) == ["a#0"])
         #expect(try await fixture.deliveries().map(\.outcome) == ["recorded"])
     }

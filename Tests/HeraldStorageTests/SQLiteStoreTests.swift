@@ -104,19 +104,96 @@ struct SQLiteStoreTests {
         #expect(stored.count == 1 && stored[0].content.alert.body == "two")
     }
 
-    @Test("A replace made while a batch was firing wins over the batch's advance")
-    func replaceWinsOverAdvance() async throws {
+    @Test("A replace committed before a claim is what the claim sees: the old schedule does not fire")
+    func replaceBeforeClaimWins() async throws {
         let temporary = try await prepared()
-        let first = try await temporary.store.schedule(
+        _ = try await temporary.store.schedule(
             sampleNotification("a", at: now.addingTimeInterval(60), repeatRule: RepeatRule(unit: .hour)), now: now)
-        let due = try await temporary.store.dueNotifications(keys: [first.armed!.key])
         _ = try await temporary.store.schedule(sampleNotification("a", at: now.addingTimeInterval(999)), now: now)
-        let commit = try await temporary.store.commitFiring(FiringBatch(deliveries: [], advances: [
-            .init(key: due[0].key, revision: due[0].revision, next: .init(index: 1, date: now.addingTimeInterval(3660))),
-        ]))
-        #expect(commit.armed.isEmpty)
+        let at = now.addingTimeInterval(60)
+        let claim = try await temporary.store.claimDue(until: at, firedAt: at, limit: 100) { due in
+            FiringDecision.decide(due.notification, deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
+        }
+        #expect(claim.fired.isEmpty)
         let stored = try await temporary.store.notification(appID: "com.example.app", deviceID: "phone", id: "a")
         #expect(stored?.nextFireDate == now.addingTimeInterval(999))
+    }
+
+    @Test("A claim fires each occurrence once: a second claim of the same instant finds it advanced")
+    func claimFiresOnce() async throws {
+        let temporary = try await prepared()
+        _ = try await temporary.store.schedule(
+            sampleNotification("a", at: now.addingTimeInterval(60), repeatRule: RepeatRule(unit: .hour)), now: now)
+        let at = now.addingTimeInterval(60)
+        let decide: @Sendable (DueNotification) -> FiringDecision = { due in
+            FiringDecision.decide(due.notification, deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
+        }
+        let first = try await temporary.store.claimDue(until: at, firedAt: at, limit: 100, decide: decide)
+        let second = try await temporary.store.claimDue(until: at, firedAt: at, limit: 100, decide: decide)
+        #expect(first.fired.map(\.occurrence.id) == ["a#0"])
+        #expect(first.fired.first?.logID != nil)
+        #expect(first.armed.map(\.fireAt) == [now.addingTimeInterval(3660).millisecondsSince1970])
+        #expect(second.fired.isEmpty)
+        let (unfinished, orphaned) = try await temporary.store.unfinishedFirings()
+        #expect(unfinished.map(\.occurrence.id) == ["a#0"], "the firing waits in the log with its content")
+        #expect(unfinished.first?.content.alert.body == first.fired.first?.content.alert.body)
+        #expect(orphaned.isEmpty)
+    }
+
+    @Test("A stored instant that is early never deletes: the notification is re-armed at its real instant")
+    func notYetDueRearms() async throws {
+        let temporary = try await prepared()
+        let result = try await temporary.store.schedule(sampleNotification("a", at: now.addingTimeInterval(60)), now: now)
+        let at = now.addingTimeInterval(30)
+        let claim = try await temporary.store.claimDue(until: now.addingTimeInterval(60), firedAt: at, limit: 100) { _ in
+            .notYetDue(FiringPlan.Next(index: 0, date: at.addingTimeInterval(45)))
+        }
+        #expect(claim.fired.isEmpty)
+        #expect(claim.armed == [TimerEntry(fireAt: at.addingTimeInterval(45).millisecondsSince1970, key: result.armed!.key)])
+        let stored = try await temporary.store.notification(appID: "com.example.app", deviceID: "phone", id: "a")
+        #expect(stored?.nextFireDate == at.addingTimeInterval(45))
+    }
+
+    @Test("Flying west never moves a floating notification back to an occurrence that already fired")
+    func retimeNeverMovesBack() async throws {
+        let temporary = try TemporaryStore()
+        _ = try await temporary.store.saveApp(App(id: "com.example.app"))
+        let tokyo = Device(appID: "com.example.app", id: "phone", timeZone: "Asia/Tokyo")
+        _ = try await temporary.store.saveDevice(tokyo, now: now)
+        // Daily at 08:00 on the device's clock, from Dec 1; index 0 (Dec 1 08:00 Tokyo, Nov 30 23:00Z) fired.
+        let local = LocalDateTime(parsing: "2026-12-01T08:00:00")!
+        let firstFire = WallClock.instant(of: local, in: TimeZone(identifier: "Asia/Tokyo")!)
+        let notification = LocalNotification(
+            appID: "com.example.app", deviceID: "phone", id: "daily", fireDate: .wallClock(local), timeZone: .floating,
+            repeatRule: RepeatRule(unit: .day), content: NotificationContent(alert: .init(body: "hi")),
+            nextIndex: 0, nextFireDate: firstFire)
+        _ = try await temporary.store.schedule(notification, now: now)
+        let claimAt = firstFire
+        let claim = try await temporary.store.claimDue(until: claimAt, firedAt: claimAt, limit: 10) { due in
+            FiringDecision.decide(due.notification, deviceTimeZone: TimeZone(identifier: "Asia/Tokyo")!, now: claimAt,
+                                  lateAfter: 1)
+        }
+        #expect(claim.fired.map(\.occurrence.id) == ["daily#0"])
+        // An hour later the device lands in New York, where Dec 1 08:00 is still ahead.
+        var newYork = tokyo
+        newYork.timeZone = "America/New_York"
+        _ = try await temporary.store.saveDevice(newYork, now: claimAt.addingTimeInterval(3600))
+        let stored = try #require(try await temporary.store.notification(appID: "com.example.app", deviceID: "phone", id: "daily"))
+        #expect(stored.nextIndex == 1, "index 0 already fired; re-timing must not bring it back")
+        #expect(stored.nextFireDate == WallClock.instant(of: LocalDateTime(parsing: "2026-12-02T08:00:00")!,
+                                                         in: TimeZone(identifier: "America/New_York")!))
+    }
+
+    @Test("A floating notification's wall-clock until is stored as wall-clock and read back unchanged")
+    func floatingUntilRoundTrips() async throws {
+        let temporary = try await prepared()
+        let until = LocalDateTime(parsing: "2026-12-24T09:00:00")!
+        let rule = RepeatRule(unit: .day, end: .untilWallClock(until))
+        _ = try await temporary.store.schedule(sampleNotification("f", at: now.addingTimeInterval(60), zone: .floating,
+                                                                  repeatRule: rule), now: now)
+        try temporary.reopen()
+        let stored = try await temporary.store.notification(appID: "com.example.app", deviceID: "phone", id: "f")
+        #expect(stored?.repeatRule?.end == .untilWallClock(until))
     }
 
     @Test("A device time-zone change re-times its floating notifications, not its fixed-zone ones")

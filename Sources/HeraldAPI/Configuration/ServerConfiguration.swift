@@ -36,6 +36,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var hookMaxTokensPerRequest = 1000
     public var retentionDeliveriesDays = 30
     public var retentionFeedbackDays = 7
+    public var shutdownDrainMilliseconds = 10_000
     public var feedbackURLs: [String] = []
     public var feedbackSecret: String?
     public var feedbackEvents: Set<String> = ["token.invalid", "delivery.failed"]
@@ -165,6 +166,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         }),
         ("retention.feedbackDays", { config, value throws(ConfigurationError) in
             config.retentionFeedbackDays = try parseInteger(value, key: "retention.feedbackDays", range: 1...3650)
+        }),
+        ("shutdown.drainMs", { config, value throws(ConfigurationError) in
+            config.shutdownDrainMilliseconds = try parseInteger(value, key: "shutdown.drainMs", range: 0...600_000)
         }),
         ("limits.rateBurst", { config, value throws(ConfigurationError) in
             config.rateBurst = try parseInteger(value, key: "limits.rateBurst", range: 1...1_000_000)

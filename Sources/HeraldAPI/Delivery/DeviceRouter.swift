@@ -49,7 +49,8 @@ struct DeviceRouter: DeliveryChannel {
         guard !held.isEmpty else { return outcomes }
         do {
             try await store.holdInInbox(held.map {
-                InboxItem(occurrence: batch[$0].occurrence, content: batch[$0].content, firedAt: batch[$0].firedAt)
+                InboxItem(logID: batch[$0].logID, occurrence: batch[$0].occurrence, content: batch[$0].content,
+                          firedAt: batch[$0].firedAt)
             })
             for index in held { outcomes[index] = DeliveryOutcome(channel: "inbox", outcome: "held") }
         } catch {

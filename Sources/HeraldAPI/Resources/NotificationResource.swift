@@ -97,6 +97,7 @@ struct NotificationResource: Encodable {
             switch rule.end {
             case .count(let count)?: body.count = count
             case .until(let date)?: body.until = RFC3339.string(from: date)
+            case .untilWallClock(let local)?: body.until = local.description
             case nil: break
             }
             self.repeat = body

@@ -16,8 +16,8 @@ public struct NotificationSchedule: Hashable, Sendable {
     ///
     /// - An instant (`Z` or an offset) goes with no zone; a wall-clock time needs an IANA zone or
     ///   `"floating"`. Mixing the two is refused rather than guessed at.
-    /// - A wall-clock `until` is read in the notification's zone: for floating ones, the device's
-    ///   zone at the time of scheduling (`deviceTimeZone`).
+    /// - A wall-clock `until` is read in the notification's zone; for floating ones it stays a
+    ///   wall-clock time, read in whatever zone the device is in.
     public init(fireDate text: String, timeZone zoneField: String?, repeatUnit: String?, every: Int?,
                 count: Int?, until: String?, deviceTimeZone: TimeZone = .gmt) throws(HeraldError) {
         let zone = FireTimeZone(fieldValue: zoneField)
@@ -76,7 +76,7 @@ public struct NotificationSchedule: Hashable, Sendable {
                     throw .invalid("timeZoneRequired",
                                    "repeat.until '\(untilText)' is a wall-clock time but the fire date is an instant; add Z or an offset")
                 }
-                end = .until(WallClock.instant(of: local, in: resolvedZone))
+                end = zone == .floating ? .untilWallClock(local) : .until(WallClock.instant(of: local, in: resolvedZone))
             } else {
                 throw .invalid("invalidRepeat", "repeat.until '\(untilText)' is not a date-time")
             }

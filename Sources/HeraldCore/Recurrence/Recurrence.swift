@@ -156,6 +156,9 @@ public struct Recurrence: Sendable, Hashable {
         switch rule?.end {
         case .count(let count): return index < count
         case .until(let limit): return date <= limit
+        case .untilWallClock(let local):
+            guard case .wallClock(_, let zone) = anchor else { return date <= WallClock.instant(of: local, in: .gmt) }
+            return date <= WallClock.instant(of: local, in: zone)
         case nil: return true
         }
     }

@@ -16,6 +16,9 @@ public enum RepeatEnd: Hashable, Sendable {
     case count(Int)
     /// No occurrence later than this instant.
     case until(Date)
+    /// No occurrence later than this wall-clock time in the series' zone: for a floating
+    /// notification, the device's zone at the time of each occurrence, so it follows the device.
+    case untilWallClock(LocalDateTime)
 }
 
 /// How a notification repeats: every `every` `unit`s from its anchor, until `end`.
