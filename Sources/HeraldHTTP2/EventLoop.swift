@@ -169,8 +169,10 @@ final class EventLoop: Sendable {
                     let revents = pollFDs[index + 1].revents
                     if revents == 0 { continue }
                     let channel = polled[index]
-                    if revents & Int16(POLLOUT) != 0 { channel.writable() }
+                    // Input first: answers that arrived before a reset are processed before a write
+                    // can fail on it.
                     if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { channel.readable() }
+                    if revents & Int16(POLLOUT) != 0, channel.fd >= 0 { channel.writable() }
                 }
             }
             let after = MonotonicTime.now()

@@ -11,7 +11,10 @@ import Glibc
 /// through `loop.execute`), which is why `@unchecked Sendable` is sound here.
 class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
     enum State {
-        case idle, connecting, handshaking, open, closed
+        /// `draining`: the session is over and our last bytes are sent or going; the write side is
+        /// shut (FIN) and input is read and dropped until the peer closes or a short deadline, so
+        /// the close never becomes an RST that would destroy answers the peer has not read yet.
+        case idle, connecting, handshaking, open, draining, closed
     }
 
     let loop: EventLoop
@@ -33,6 +36,16 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
     private var connectAddresses: [SocketAddress] = []
     private var serverName: String?
     var lastReadAt = MonotonicTime.now()
+    /// A send failed (the peer reset the connection): nothing more is written, but what the peer
+    /// sent before is still read and processed before the channel fails.
+    private var writeFailed = false
+    /// While draining: when to give up waiting for the peer's close, and the reason to report.
+    private var drainDeadline: MonotonicTime?
+    private var drainReason: HTTP2Error?
+    private var writeShut = false
+
+    /// How long a graceful close waits for the peer to close its side.
+    private static let drainTimeout: Duration = .seconds(1)
 
     /// Output beyond this waits inside nghttp2, so a slow peer cannot make us buffer unboundedly.
     private static let outputHighWater = 512 * 1024
@@ -117,12 +130,19 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
     // MARK: EventLoopChannel
 
     var fd: Int32 { socket?.fd ?? -1 }
-    var wantsRead: Bool { state == .handshaking || state == .open }
-    var wantsWrite: Bool { state == .connecting || outputOffset < output.count }
-    var nextDeadline: MonotonicTime? { nil }
-    func tick(now: MonotonicTime) {}
+    var wantsRead: Bool { state == .handshaking || state == .open || state == .draining }
+    var wantsWrite: Bool { state == .connecting || (!writeFailed && outputOffset < output.count) }
+    var nextDeadline: MonotonicTime? { state == .draining ? drainDeadline : nil }
+
+    func tick(now: MonotonicTime) {
+        if state == .draining, let drainDeadline, now >= drainDeadline { finishDraining() }
+    }
 
     func readable() {
+        if state == .draining {
+            discardInput()
+            return
+        }
         guard let socket, let tls, state == .handshaking || state == .open else { return }
         for _ in 0..<16 {
             switch socket.read(into: socketBuffer) {
@@ -151,6 +171,7 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
         }
         sendOutput()
         if state == .open { flushNow() }
+        if state == .draining { shutWriteWhenSent() }
     }
 
     func loopStopping() {
@@ -253,7 +274,7 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
     }
 
     private func sendOutput() {
-        guard let socket else { return }
+        guard let socket, !writeFailed else { return }
         while outputOffset < output.count {
             let result = output.withUnsafeBytes { socket.write(UnsafeRawBufferPointer(rebasing: $0[outputOffset...])) }
             switch result {
@@ -265,11 +286,65 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
             case .failed(let code):
                 output.removeAll()
                 outputOffset = 0
+                writeFailed = true
+                // The peer may have answered before it closed: process what is already buffered,
+                // so those answers end their streams, and fail only what is left.
+                if state == .open { readBufferedInput() }
                 fail(.connectionClosed("write failed: \(errnoString(code))"))
                 return
             }
         }
         compactOutput()
+    }
+
+    /// Reads and processes whatever the socket holds now, without waiting for more.
+    private func readBufferedInput() {
+        guard let socket, let tls else { return }
+        while state == .open {
+            guard case .done(let count) = socket.read(into: socketBuffer) else { return }
+            tls.feed(UnsafeRawBufferPointer(rebasing: socketBuffer[0..<count]))
+            guard processTLSInput() else { return }
+        }
+    }
+
+    // MARK: graceful close
+
+    /// Ends an open channel without losing what the peer has not read: push out our last frames
+    /// and the TLS close_notify, shut the write side once they are sent, then drop input until
+    /// the peer closes (or a second passes) before closing the socket.
+    func closeGracefully(_ reason: HTTP2Error) {
+        guard state == .open else { return }
+        stateBeforeClose = state
+        pushOutFinalFrames()
+        state = .draining
+        drainReason = reason
+        drainDeadline = MonotonicTime.now() + HTTP2Channel.drainTimeout
+        sendOutput()
+        shutWriteWhenSent()
+    }
+
+    private func shutWriteWhenSent() {
+        guard state == .draining, !writeShut, writeFailed || outputOffset == output.count else { return }
+        writeShut = true
+        socket?.shutdownWrite()
+    }
+
+    private func discardInput() {
+        guard let socket else { return }
+        for _ in 0..<16 {
+            switch socket.read(into: socketBuffer) {
+            case .done: continue
+            case .wouldBlock: return
+            case .endOfFile, .failed:
+                finishDraining()
+                return
+            }
+        }
+    }
+
+    private func finishDraining() {
+        guard state == .draining else { return }
+        fail(drainReason ?? .connectionClosed("the HTTP/2 session ended"))
     }
 
     private func compactOutput() {
@@ -287,27 +362,32 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
     func fail(_ error: HTTP2Error) {
         guard state != .closed else { return }
         let wasOpen = state == .open
-        stateBeforeClose = state
+        if state != .draining { stateBeforeClose = state }
         state = .closed
-        if wasOpen, let tls, let session {
-            // Push out anything already submitted (e.g. our GOAWAY) without waiting.
-            var data: UnsafePointer<UInt8>?
-            var budget = 64
-            while budget > 0, session.wantsWrite {
-                budget -= 1
-                let count = nghttp2_session_mem_send(session.pointer, &data)
-                guard count > 0, let data else { break }
-                plaintext.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
-            }
-            if !plaintext.isEmpty { _ = plaintext.withUnsafeBytes { tls.write($0) } }
-            plaintext.removeAll()
-            tls.shutdown()
-        }
+        if wasOpen { pushOutFinalFrames() }
         tls?.drainOutput(into: &output)
         sendOutput()
         socket?.close()
         loop.deregister(self)
         didClose(error)
+    }
+
+    /// Encrypts anything already submitted (e.g. our GOAWAY, our last answers) and the TLS
+    /// close_notify, without waiting.
+    private func pushOutFinalFrames() {
+        guard let tls, let session else { return }
+        var data: UnsafePointer<UInt8>?
+        var budget = 64
+        while budget > 0, session.wantsWrite {
+            budget -= 1
+            let count = nghttp2_session_mem_send(session.pointer, &data)
+            guard count > 0, let data else { break }
+            plaintext.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+        }
+        if !plaintext.isEmpty { _ = plaintext.withUnsafeBytes { tls.write($0) } }
+        plaintext.removeAll()
+        tls.shutdown()
+        tls.drainOutput(into: &output)
     }
 
     // MARK: hooks for subclasses

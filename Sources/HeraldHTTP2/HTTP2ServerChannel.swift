@@ -30,6 +30,8 @@ final class HTTP2ServerChannel: HTTP2Channel, @unchecked Sendable {
     private var streams: [Int32: HTTP2ServerStream] = [:]
     private var highestDispatched: Int32 = 0
     private var goAwaySent = false
+    /// The last stream our GOAWAY promised to process; nothing above it is dispatched.
+    private var goAwayLastStreamID: Int32?
     private let handshakeDeadline: MonotonicTime
 
     init(loop: EventLoop, tlsContext: TLSContext, connectionID: Int, settings: HTTP2ServerSettings,
@@ -57,13 +59,20 @@ final class HTTP2ServerChannel: HTTP2Channel, @unchecked Sendable {
     }
 
     override var nextDeadline: MonotonicTime? {
-        state == .handshaking ? handshakeDeadline : nil
+        state == .handshaking ? handshakeDeadline : super.nextDeadline
     }
 
     override func tick(now: MonotonicTime) {
         if state == .handshaking, now >= handshakeDeadline {
             fail(.tls("the client did not complete the handshake within \(settings.handshakeTimeout)"))
         }
+        super.tick(now: now)
+    }
+
+    /// GOAWAY exchanged and every stream answered: close without an RST, which would destroy
+    /// answers the client has not read yet.
+    override func sessionFinished() {
+        closeGracefully(.connectionClosed("the HTTP/2 session ended"))
     }
 
     // MARK: receiving
@@ -120,7 +129,14 @@ final class HTTP2ServerChannel: HTTP2Channel, @unchecked Sendable {
     }
 
     private func dispatch(_ stream: HTTP2ServerStream) {
-        guard let context else { return }
+        guard let context, let session else { return }
+        if let limit = goAwayLastStreamID, stream.id > limit {
+            // Beyond what our GOAWAY promised: refuse it, so the client knows it was not processed.
+            _ = nghttp2_submit_rst_stream(session.pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id,
+                                          NGHTTP2_REFUSED_STREAM.rawValue)
+            scheduleFlush()
+            return
+        }
         stream.dispatched = true
         highestDispatched = max(highestDispatched, stream.id)
         context.handledCounter.add(1, ordering: .relaxed)
@@ -192,6 +208,7 @@ final class HTTP2ServerChannel: HTTP2Channel, @unchecked Sendable {
         guard state == .open, let session, !goAwaySent else { return }
         goAwaySent = true
         let last = lastStreamID ?? highestDispatched
+        goAwayLastStreamID = last
         _ = nghttp2_submit_goaway(session.pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, nil, 0)
         scheduleFlush()
     }

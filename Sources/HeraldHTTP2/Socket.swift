@@ -69,6 +69,11 @@ final class Socket {
 
     deinit { close() }
 
+    /// Sends FIN after what is queued, keeping the read side open.
+    func shutdownWrite() {
+        if fd >= 0 { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
+    }
+
     func close() {
         if fd >= 0 {
             _ = Glibc.close(fd)

@@ -65,6 +65,26 @@ struct ConnectionTests {
         }
     }
 
+    @Test("GOAWAY every 50 streams while the client is mid-burst, 30 rounds: no answer is lost to the close, nothing runs twice",
+          .timeLimit(.minutes(3)), arguments: [20, 5])
+    func goAwayMidBurstRepeated(concurrency: Int) async throws {
+        // Few pushes in flight: the client keeps writing new requests as answers come back, so the
+        // server's close finds unread input, the case that used to turn the close into an RST.
+        for round in 1...30 {
+            try await withSandbox(faults: SandboxFaults(goAwayAfterStreams: 50)) { sandbox in
+                try await withPushGateway(timeout: .seconds(20), concurrency: concurrency) { gateway in
+                    let pushes = try (0..<300).map { try alert(to: deviceToken(900 + $0 % 30), body: "r\(round)-\($0)") }
+                    let outcomes = await gateway.send(pushes, app: sandbox.app())
+                    let failures = outcomes.filter { !$0.succeeded }
+                    #expect(failures.isEmpty, "round \(round): \(failures.count) failed, e.g. \(failures.prefix(2).map { $0.reason ?? "?" })")
+                    let delivered = sandbox.everything.map(\.apnsId)
+                    #expect(delivered.count == 300 && Set(delivered).count == 300,
+                            "round \(round): \(delivered.count) processed, \(Set(delivered).count) distinct")
+                }
+            }
+        }
+    }
+
     @Test("the one-stream start: 100 pushes at once on a fresh client all succeed, the first included")
     func oneStreamStart() async throws {
         try await withSandbox { sandbox in
