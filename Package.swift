@@ -34,18 +34,27 @@ let package = Package(
             "HeraldCore",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        // The timer that fires occurrences in batches and hands them to delivery channels.
-        .target(name: "HeraldScheduler", dependencies: [
-            "HeraldCore", "HeraldStorage",
+        // The push gateway: APNs provider API over HeraldHTTP2, with token and certificate auth.
+        // Knows nothing of storage or scheduling: a client protocol and its transport.
+        .target(name: "HeraldPush", dependencies: [
+            "HeraldCore", "HeraldCrypto", "HeraldHTTP2",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        // Fired occurrence → outcome: device routing (stream, push, inbox), the dispatcher, the
+        // push delivery channel, the stored token ledger, live streams, the feedback dispatcher.
+        .target(name: "HeraldDelivery", dependencies: [
+            "HeraldCore", "HeraldCrypto", "HeraldStorage", "HeraldPush",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        // The push gateway: APNs provider API over HeraldHTTP2, with token and certificate auth.
-        .target(name: "HeraldPush", dependencies: [
-            "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldScheduler",
+        // The timer: claims due occurrences into the fire log and hands them to delivery.
+        .target(name: "HeraldScheduler", dependencies: [
+            "HeraldCore", "HeraldStorage", "HeraldDelivery",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // `herald sandbox`: an APNs-compatible HTTP/2 server with inboxes and fault injection.
         .target(name: "HeraldSandbox", dependencies: [
@@ -56,7 +65,7 @@ let package = Package(
         ]),
         // HTTP API (Hummingbird 2), configuration and server assembly.
         .target(name: "HeraldAPI", dependencies: [
-            "HeraldCore", "HeraldCrypto", "HeraldStorage", "HeraldScheduler", "HeraldPush",
+            "HeraldCore", "HeraldCrypto", "HeraldStorage", "HeraldScheduler", "HeraldPush", "HeraldDelivery",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -74,7 +83,7 @@ let package = Package(
         // `make bench`: scheduler and storage benchmarks, run in release mode.
         .executableTarget(name: "herald-bench", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldCrypto",
-            "HeraldHTTP2",
+            "HeraldHTTP2", "HeraldDelivery",
         ], path: "Benchmarks/HeraldBenchmarks"),
         // Helpers shared by the test suites (they run in one process).
         .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
@@ -84,14 +93,15 @@ let package = Package(
         .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldSandbox"]),
         .testTarget(name: "HeraldPushTests", dependencies: [
             "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldScheduler", "HeraldPush", "HeraldSandbox",
+            "HeraldDelivery",
         ]),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldCore", "HeraldStorage"]),
         .testTarget(name: "HeraldSchedulerTests", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler",
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldDelivery",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "HeraldAPITests", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox",
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldDelivery",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "HeraldEndToEndTests", dependencies: ["HeraldTestSupport", "herald"]),

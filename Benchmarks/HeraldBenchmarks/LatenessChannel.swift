@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldScheduler
 import Synchronization
 
@@ -54,6 +55,6 @@ struct LatenessChannel: DeliveryChannel {
     func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
         let handedAt = Date()
         recorder.record(handedAt: handedAt, scheduled: batch.lazy.map(\.occurrence.scheduledFor))
-        return Array(repeating: DeliveryOutcome(channel: "recorded", outcome: "recorded"), count: batch.count)
+        return Array(repeating: DeliveryOutcome.recorded, count: batch.count)
     }
 }

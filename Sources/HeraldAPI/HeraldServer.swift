@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldPush
 import HeraldScheduler
 import HeraldStorage

@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import HeraldStorage
 import Synchronization
 
 /// Where the gateway remembers dead device tokens and raises feedback about them.
@@ -9,27 +8,6 @@ public protocol TokenLedger: Sendable {
     /// Records a dead token; false when it was kept (registered again after APNs' timestamp).
     @discardableResult
     func invalidate(_ token: InvalidToken) async -> Bool
-}
-
-/// The ledger of a running server: invalid tokens and their feedback events are stored.
-public struct StoredTokenLedger: TokenLedger {
-    let store: any NotificationStore
-
-    public init(store: any NotificationStore) {
-        self.store = store
-    }
-
-    public func isInvalid(appID: String, token: String) async -> Bool {
-        (try? await store.invalidToken(appID: appID, token: token)) != nil
-    }
-
-    public func invalidate(_ token: InvalidToken) async -> Bool {
-        var payload: [String: JSONValue] = ["app": .string(token.appID), "token": .string(token.token),
-                                            "reason": .string(token.reason)]
-        if let timestamp = token.apnsTimestamp { payload["timestamp"] = .number(Double(timestamp)) }
-        let feedback = FeedbackEvent(type: "token.invalid", appID: token.appID, payload: payload, createdAt: token.invalidatedAt)
-        return (try? await store.invalidateToken(token, feedback: feedback)) ?? false
-    }
 }
 
 /// A ledger that lives only as long as the process: for one-shot sends (`herald push --direct`).

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldStorage
 import Logging
 import Metrics
@@ -28,7 +29,7 @@ public actor SchedulerEngine: Service {
         }
     }
 
-    private let store: any NotificationStore
+    private let store: any SchedulerStore & DeliveryStore
     private let channel: any DeliveryChannel
     /// Delivers what the timer fired, off its path.
     public nonisolated let dispatcher: DeliveryDispatcher
@@ -49,7 +50,7 @@ public actor SchedulerEngine: Service {
     /// - Parameters:
     ///   - channel: where fired occurrences go, through the dispatcher (and `present` directly).
     ///   - dispatcher: by default one over `channel` with default settings.
-    public init(store: any NotificationStore, channel: any DeliveryChannel, dispatcher: DeliveryDispatcher? = nil,
+    public init(store: any SchedulerStore & DeliveryStore, channel: any DeliveryChannel, dispatcher: DeliveryDispatcher? = nil,
                 clock: any SchedulerClock = SystemClock(), configuration: Configuration = Configuration(),
                 logger: Logger = Logger(label: "herald.scheduler")) {
         self.store = store
@@ -92,7 +93,7 @@ public actor SchedulerEngine: Service {
                                     index: 0, scheduledFor: now, late: false, missed: 0)
         let outcome = await channel.deliver([FiredOccurrence(occurrence: occurrence, content: content, device: device,
                                                              firedAt: now)]).first
-            ?? DeliveryOutcome(channel: "none", outcome: "notDelivered")
+            ?? .notDelivered
         let delivery = Delivery(occurrenceID: occurrence.id, appID: device.appID, deviceID: device.id,
                                 notificationID: notificationID, scheduledFor: now, firedAt: now, late: false, missed: 0,
                                 channel: outcome.channel, outcome: outcome.outcome, apnsStatus: outcome.apnsStatus,

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// WAL with `synchronous = NORMAL` keeps every committed transaction across a crash or `kill -9`
 /// of the process; `FULL` also survives power loss, at the price of an fsync per commit.
-public final class SQLiteStore: NotificationStore {
+public final class SQLiteStore: HeraldStore {
     public enum Synchronous: String, Sendable, CaseIterable {
         case normal = "NORMAL"
         case full = "FULL"

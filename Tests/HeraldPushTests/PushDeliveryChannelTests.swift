@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldPush
 import HeraldSandbox
 import HeraldScheduler
@@ -135,7 +136,7 @@ struct PushDeliveryChannelTests {
 
                 let outcomes = await channel.deliver([Self.fired(tokenless), Self.fired(gone), Self.fired(live, content: huge),
                                                       Self.fired(live, notificationID: "fits")])
-                #expect(outcomes[0] == DeliveryOutcome(channel: "none", outcome: "noDeviceToken"))
+                #expect(outcomes[0] == DeliveryOutcome(.none, .noDeviceToken))
                 #expect(outcomes[1].channel == "push")
                 #expect(outcomes[1].outcome == "Unregistered")
                 #expect(outcomes[1].apnsStatus == 410)
@@ -161,7 +162,7 @@ struct PushDeliveryChannelTests {
                     let channel = PushDeliveryChannel(gateway: gateway, store: store)
                     let device = Device(appID: app.id, id: "phone", timeZone: "UTC", token: deviceToken(805))
                     let outcomes = await channel.deliver([Self.fired(device)])
-                    #expect(outcomes == [DeliveryOutcome(channel: "recorded", outcome: "recorded")])
+                    #expect(outcomes == [DeliveryOutcome.recorded])
                     #expect(sandbox.everything.isEmpty)
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldScheduler
 import HeraldStorage
 import ServiceLifecycle
@@ -37,7 +38,7 @@ final class SlowAppChannel: DeliveryChannel {
         finished.withLock { finished in
             for fired in batch { finished.insert(fired.occurrence.notificationID) }
         }
-        return Array(repeating: DeliveryOutcome(channel: "recorded", outcome: "recorded"), count: batch.count)
+        return Array(repeating: DeliveryOutcome.recorded, count: batch.count)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldScheduler
 import HeraldStorage
 import Synchronization
@@ -14,7 +15,7 @@ final class CapturingChannel: DeliveryChannel {
 
     func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
         batches.withLock { $0.append(batch) }
-        return Array(repeating: DeliveryOutcome(channel: "recorded", outcome: "recorded"), count: batch.count)
+        return Array(repeating: DeliveryOutcome.recorded, count: batch.count)
     }
 }
 

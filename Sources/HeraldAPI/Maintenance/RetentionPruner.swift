@@ -11,14 +11,14 @@ import ServiceLifecycle
 /// It runs off the firing path: at start, then every `interval`, in batches of `batchSize` rows
 /// per transaction with a pause between batches, so the scheduler's writes never wait long.
 public actor RetentionPruner: Service {
-    private let store: SQLiteStore
+    private let store: any RetentionStore
     private let policy: RetentionPolicy
     private let clock: any SchedulerClock
     private let interval: Duration
     private let batchSize: Int
     private let logger: Logger
 
-    public init(store: SQLiteStore, policy: RetentionPolicy, clock: any SchedulerClock,
+    public init(store: any RetentionStore, policy: RetentionPolicy, clock: any SchedulerClock,
                 interval: Duration = .seconds(3600), batchSize: Int = 500,
                 logger: Logger = Logger(label: "herald.retention")) {
         self.store = store

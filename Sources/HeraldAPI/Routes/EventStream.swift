@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldScheduler
 import HeraldStorage
 import Hummingbird
@@ -12,7 +13,7 @@ import Logging
 /// proxies from closing an idle stream and reveal a client that has gone. When the last stream
 /// of a device closes, the device is asleep again (suspended).
 struct EventStream {
-    let store: SQLiteStore
+    let store: any DeviceStore
     let streams: LiveStreams
     let heartbeat: Duration
 

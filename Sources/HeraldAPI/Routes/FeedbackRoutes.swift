@@ -1,12 +1,13 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldStorage
 import Hummingbird
 
 /// `GET /v1/feedback/outbox[?state=pending|delivered|parked]` and
 /// `POST /v1/feedback/outbox/{id}/retry`: what the feedback webhooks are doing (admin only).
 struct FeedbackRoutes {
-    let store: SQLiteStore
+    let store: any OutboxStore
     let dispatcher: FeedbackDispatcher?
 
     struct MessageResource: Encodable {

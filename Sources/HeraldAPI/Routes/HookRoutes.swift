@@ -9,7 +9,7 @@ import Hummingbird
 /// Definitions are managed with an admin key: `PUT`, `GET`, `DELETE /v1/hooks/{name}`.
 struct HookRoutes {
     let services: APIServices
-    let store: SQLiteStore
+    let store: any HookStore
     let gateway: PushGateway
     let defaultTolerance: Int
     /// How long an unfinished claim on an idempotency key holds: beyond any request's timeout.

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldPush
 import HeraldScheduler
 import HeraldStorage
@@ -9,7 +10,7 @@ import Logging
 /// Device state, reported system events, wake, and the live event stream (SSE).
 struct LifecycleRoutes {
     let services: APIServices
-    let store: SQLiteStore
+    let store: any DeviceStore
     let streams: LiveStreams
     let gateway: PushGateway
     let wakePushesPerHour: Int

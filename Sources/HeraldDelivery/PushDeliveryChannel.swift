@@ -1,29 +1,29 @@
 import Foundation
 import HeraldCore
 import HeraldCrypto
-import HeraldScheduler
+import HeraldPush
 import HeraldStorage
 
 /// Delivers fired local notifications as alert pushes, as iOS presents a local notification when
 /// the app is not in the foreground. Apps without push settings have their occurrences recorded.
 public struct PushDeliveryChannel: DeliveryChannel {
     let gateway: PushGateway
-    let store: any NotificationStore
+    let store: any DeliveryStore
     /// Also raise `delivery.succeeded` events (failures always raise `delivery.failed`).
     let reportsSuccess: Bool
 
-    public init(gateway: PushGateway, store: any NotificationStore, reportsSuccess: Bool = false) {
+    public init(gateway: PushGateway, store: any DeliveryStore, reportsSuccess: Bool = false) {
         self.gateway = gateway
         self.store = store
         self.reportsSuccess = reportsSuccess
     }
 
     public func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
-        var outcomes = [DeliveryOutcome](repeating: DeliveryOutcome(channel: "none", outcome: "notDelivered"), count: batch.count)
+        var outcomes = [DeliveryOutcome](repeating: .notDelivered, count: batch.count)
         let byApp = Dictionary(grouping: batch.indices, by: { batch[$0].device.appID })
         for (appID, indices) in byApp {
             guard let app = try? await store.app(id: appID), app.push != nil else {
-                for index in indices { outcomes[index] = DeliveryOutcome(channel: "recorded", outcome: "recorded") }
+                for index in indices { outcomes[index] = .recorded }
                 continue
             }
             var pushes: [APNsPush] = []
@@ -31,7 +31,7 @@ public struct PushDeliveryChannel: DeliveryChannel {
             for index in indices {
                 let fired = batch[index]
                 guard let token = fired.device.token else {
-                    outcomes[index] = DeliveryOutcome(channel: "none", outcome: "noDeviceToken")
+                    outcomes[index] = DeliveryOutcome(.none, .noDeviceToken)
                     continue
                 }
                 do {
@@ -41,13 +41,13 @@ public struct PushDeliveryChannel: DeliveryChannel {
                                                aps: fired.content.aps, custom: fired.content.userInfo ?? [:]))
                     pushIndices.append(index)
                 } catch {
-                    outcomes[index] = DeliveryOutcome(channel: "push", outcome: error.reason)
+                    outcomes[index] = DeliveryOutcome(.push, .refused(error.reason))
                 }
             }
             let results = await gateway.send(pushes, app: app)
             var feedback: [FeedbackEvent] = []
             for (index, result) in zip(pushIndices, results) {
-                outcomes[index] = DeliveryOutcome(channel: "push", outcome: result.succeeded ? "sent" : (result.reason ?? "failed"),
+                outcomes[index] = DeliveryOutcome(.push, Self.result(of: result),
                                                   apnsStatus: result.status, apnsID: result.apnsID)
                 if !result.succeeded || reportsSuccess {
                     feedback.append(Self.feedback(for: batch[index], result: result))
@@ -56,6 +56,14 @@ public struct PushDeliveryChannel: DeliveryChannel {
             try? await store.recordFeedback(feedback)
         }
         return outcomes
+    }
+
+    /// A push's result: accepted; refused (APNs' answer, or Herald's own check: a 4xx); or failed
+    /// on the way (no answer: transport failure, deadline).
+    static func result(of outcome: PushOutcome) -> DeliveryResult {
+        if outcome.succeeded { return .sent }
+        let reason = outcome.reason ?? "HTTP\(outcome.status)"
+        return outcome.apnsReason != nil || (400..<500).contains(outcome.status) ? .refused(reason) : .failed(reason)
     }
 
     static func feedback(for fired: FiredOccurrence, result: PushOutcome) -> FeedbackEvent {

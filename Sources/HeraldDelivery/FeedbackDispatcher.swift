@@ -38,7 +38,7 @@ public actor FeedbackDispatcher: Service {
         }
     }
 
-    private let store: SQLiteStore
+    private let store: any OutboxStore
     private let configuration: Configuration
     private let logger: Logger
     private let session: URLSession
@@ -50,7 +50,7 @@ public actor FeedbackDispatcher: Service {
     /// Some receiver's share of the outbox was full at the last fan-out.
     public var isFull: Bool { !fullReceivers.isEmpty }
 
-    public init(store: SQLiteStore, configuration: Configuration, logger: Logger = Logger(label: "herald.feedback")) {
+    public init(store: any OutboxStore, configuration: Configuration, logger: Logger = Logger(label: "herald.feedback")) {
         self.store = store
         self.configuration = configuration
         self.logger = logger

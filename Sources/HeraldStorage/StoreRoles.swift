@@ -1,29 +1,27 @@
 import Foundation
 import HeraldCore
 
-/// Durable state for apps, devices, notifications and deliveries.
+/// Durable state, seen through narrow role protocols: each part of Herald names only the role it
+/// uses, so a second backend (PostgreSQL, for several nodes) implements the same contracts and
+/// nothing outside storage and the composition root names a concrete store.
 ///
-/// The protocol is narrow on purpose: each method is one logical change done in one transaction,
-/// so a PostgreSQL implementation can provide the same guarantees. Every method that returns has
-/// committed; nothing it accepted can be lost to a crash of the process.
-public protocol NotificationStore: Sendable {
-    // MARK: Apps
+/// Every method is one logical change in one transaction, and every method that returns has
+/// committed: nothing it accepted can be lost to a crash of the process.
+public typealias HeraldStore = DeviceStore & SchedulerStore & DeliveryStore & HookStore & OutboxStore & RetentionStore
 
+/// Apps, devices, their notifications and lifecycle, as the HTTP API manages them.
+public protocol DeviceStore: Sendable {
     /// Creates or updates an app. Returns true when it was created.
     func saveApp(_ app: App) async throws -> Bool
     func app(id: String) async throws -> App?
     /// Deletes an app with its devices and their notifications. Returns false if it did not exist.
     func deleteApp(id: String) async throws -> Bool
 
-    // MARK: Devices
-
     /// Creates or updates a device. A changed time zone re-times its floating notifications in
     /// the same transaction; their new timer entries come back for the scheduler to arm.
     func saveDevice(_ device: Device, now: Date) async throws -> DeviceSaveResult
     func device(appID: String, id: String) async throws -> Device?
     func deleteDevice(appID: String, id: String) async throws -> Bool
-
-    // MARK: Notifications
 
     /// Stores a notification (replacing one with the same id), applying the app's overflow policy
     /// against the device's pending notifications. Throws `notificationLimitReached` under `reject`.
@@ -35,26 +33,11 @@ public protocol NotificationStore: Sendable {
     /// Returns how many were cancelled.
     func cancelAll(appID: String, deviceID: String) async throws -> Int
 
-    // MARK: Deliveries
-
     func recordDeliveries(_ deliveries: [Delivery]) async throws
     /// Newest first.
     func deliveries(appID: String, deviceID: String, limit: Int) async throws -> [Delivery]
-
-    // MARK: Tokens and feedback
-
-    /// Marks a token dead and queues the feedback event, in one transaction. Re-registering the
-    /// token on a device (`saveDevice`) makes it valid again. Returns false, changing nothing,
-    /// when a device registered the token after APNs' timestamp (a late 410 for a fresh token).
-    @discardableResult
-    func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws -> Bool
-    func invalidToken(appID: String, token: String) async throws -> InvalidToken?
     /// Queues feedback events for the outbound webhooks.
     func recordFeedback(_ events: [FeedbackEvent]) async throws
-    /// Feedback events in the order they were raised, after the given key.
-    func feedbackEvents(after key: Int64, limit: Int) async throws -> [(key: Int64, event: FeedbackEvent)]
-
-    // MARK: Lifecycle and coalescing
 
     /// Moves a device to `state`. A move from asleep to awake, or any move with `drain`, wakes
     /// it: the coalesced backlog and the inbox are taken in the same transaction and returned.
@@ -65,15 +48,15 @@ public protocol NotificationStore: Sendable {
     /// otherwise queued and collapsed. All are validated first; a refused event changes nothing.
     func ingestEvents(appID: String, deviceID: String, events: [SystemEvent], catalog: EventCatalog,
                       connected: Bool) async throws -> EventIngestion
+    /// The backlog a wake would deliver now, without delivering it.
     func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification]
-    /// Holds fired local notifications for devices with no channel until they wake.
-    func holdInInbox(_ items: [InboxItem]) async throws
     /// Throttles content-available wake pushes: true, and recorded, if fewer than `perHour` went
     /// out in the last hour.
     func recordWakePush(appID: String, deviceID: String, now: Date, perHour: Int) async throws -> Bool
+}
 
-    // MARK: Scheduler
-
+/// What the timer needs: when things are due, and the claim that fires them.
+public protocol SchedulerStore: Sendable {
     /// Every pending notification's timer entry, in no particular order.
     func timerEntries() async throws -> [TimerEntry]
     /// Claims what is due at or before `until`: in one write transaction, reads the due
@@ -86,11 +69,70 @@ public protocol NotificationStore: Sendable {
     ///   `limit` cut the claim short (more may be due).
     func claimDue(until: Date, firedAt: Date, limit: Int,
                   decide: @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim
-    /// Sets the final outcome of deliveries recorded as pending.
-    func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws
+}
+
+/// What delivery needs: the fire log's unfinished firings and their outcomes, the inbox, app
+/// settings for routing, and the token ledger.
+public protocol DeliveryStore: Sendable {
+    func app(id: String) async throws -> App?
     /// Firings in the fire log whose outcome was never stored (a crash or a stop came first),
     /// oldest first, with their device as it is now; `orphaned` are those whose device is gone.
     func unfinishedFirings() async throws -> (fired: [FiredOccurrence], orphaned: [Int64])
+    /// Records deliveries made outside the fire log (`present`).
+    func recordDeliveries(_ deliveries: [Delivery]) async throws
+    /// Sets the final outcome of firings recorded as pending.
+    func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws
+    /// Holds fired local notifications for devices with no channel until they wake; each firing
+    /// at most once.
+    func holdInInbox(_ items: [InboxItem]) async throws
+    /// Queues feedback events for the outbound webhooks.
+    func recordFeedback(_ events: [FeedbackEvent]) async throws
+    /// Marks a token dead and queues the feedback event, in one transaction. Re-registering the
+    /// token on a device (`saveDevice`) makes it valid again. Returns false, changing nothing,
+    /// when a device registered the token after APNs' timestamp (a late 410 for a fresh token).
+    @discardableResult
+    func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws -> Bool
+    func invalidToken(appID: String, token: String) async throws -> InvalidToken?
+}
+
+/// Signed inbound hooks: their definitions, and the idempotency and replay records.
+public protocol HookStore: Sendable {
+    /// Creates or replaces a hook's definition (JSON). Returns true when it was created.
+    func saveHook(name: String, definition: String) async throws -> Bool
+    func hook(name: String) async throws -> String?
+    func deleteHook(name: String) async throws -> Bool
+    /// Claims every key of one request at once; nil when none was seen before (all now claimed).
+    func claimIdempotencyKeys(hook: String, keys: [String], now: Date, retention: TimeInterval,
+                              lease: TimeInterval) async throws -> IdempotencyRecord?
+    /// Stores the answer under every key of the request.
+    func completeIdempotencyKeys(hook: String, keys: [String], response: String) async throws
+    /// Forgets the claims of a request that failed before doing anything.
+    func releaseIdempotencyKeys(hook: String, keys: [String]) async throws
+}
+
+/// The outbound feedback webhooks' durable outbox.
+public protocol OutboxStore: Sendable {
+    /// Calls `observer` whenever feedback events are raised, so the dispatcher need not poll.
+    func observeFeedback(_ observer: @escaping @Sendable () -> Void)
+    /// Moves new feedback events into the outbox, per receiver, within each receiver's limit.
+    func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
+                        render: @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut
+    /// Messages due for an attempt, oldest first.
+    func dueOutboxMessages(now: Date, limit: Int) async throws -> [OutboxMessage]
+    /// When the next pending message is due, if any.
+    func nextOutboxAttempt() async throws -> Date?
+    func outboxMessages(state: OutboxMessage.State?, limit: Int) async throws -> [OutboxMessage]
+    func markOutboxDelivered(_ id: Int64) async throws
+    /// Records a failed attempt: retried at `nextAttempt`, or parked after `maximumAttempts`.
+    func markOutboxFailed(_ id: Int64, error: String, nextAttempt: Date, maximumAttempts: Int) async throws
+    /// Puts a parked message back in line. Returns false if there is no such parked message.
+    func retryOutboxMessage(_ id: Int64, now: Date) async throws -> Bool
+}
+
+/// Pruning history older than its retention.
+public protocol RetentionStore: Sendable {
+    /// Deletes at most `batchSize` expired rows of each kind; returns how many were deleted.
+    func pruneExpired(now: Date, policy: RetentionPolicy, batchSize: Int) async throws -> Int
 }
 
 /// One pending notification as the timer sees it: when, and which row.

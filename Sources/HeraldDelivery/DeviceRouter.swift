@@ -1,7 +1,6 @@
 import Foundation
 import HeraldCore
 import HeraldPush
-import HeraldScheduler
 import HeraldStorage
 
 /// Sends each fired local notification the way iOS presents it:
@@ -9,14 +8,21 @@ import HeraldStorage
 /// - otherwise, with a usable token: an alert push through the gateway;
 /// - with no usable token (none, known dead, or no push settings): held in the device's inbox
 ///   and delivered when it wakes.
-struct DeviceRouter: DeliveryChannel {
+public struct DeviceRouter: DeliveryChannel {
     let streams: LiveStreams
     let push: PushDeliveryChannel
     let ledger: any TokenLedger
-    let store: SQLiteStore
+    let store: any DeliveryStore
 
-    func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
-        var outcomes = [DeliveryOutcome](repeating: DeliveryOutcome(channel: "none", outcome: "notDelivered"), count: batch.count)
+    public init(streams: LiveStreams, push: PushDeliveryChannel, ledger: any TokenLedger, store: any DeliveryStore) {
+        self.streams = streams
+        self.push = push
+        self.ledger = ledger
+        self.store = store
+    }
+
+    public func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
+        var outcomes = [DeliveryOutcome](repeating: .notDelivered, count: batch.count)
         var pushIndices: [Int] = []
         var held: [Int] = []
         var apps: [String: App?] = [:]
@@ -24,7 +30,7 @@ struct DeviceRouter: DeliveryChannel {
             let device = fired.device
             if device.state == .active,
                await streams.send(.notification(fired), appID: device.appID, deviceID: device.id) {
-                outcomes[index] = DeliveryOutcome(channel: "stream", outcome: "delivered")
+                outcomes[index] = DeliveryOutcome(.stream, .delivered)
                 continue
             }
             if apps[device.appID] == nil { apps[device.appID] = try? await store.app(id: device.appID) }
@@ -39,7 +45,8 @@ struct DeviceRouter: DeliveryChannel {
             let results = await push.deliver(pushIndices.map { batch[$0] })
             for (index, result) in zip(pushIndices, results) {
                 // A token that turned out dead leaves the inbox as the only way to the device.
-                if result.outcome == "tokenInvalidated" || APNsReason(rawValue: result.outcome)?.invalidatesToken == true {
+                if case .refused(let reason) = result.result,
+                   reason == "tokenInvalidated" || APNsReason(rawValue: reason)?.invalidatesToken == true {
                     held.append(index)
                 } else {
                     outcomes[index] = result
@@ -52,9 +59,9 @@ struct DeviceRouter: DeliveryChannel {
                 InboxItem(logID: batch[$0].logID, occurrence: batch[$0].occurrence, content: batch[$0].content,
                           firedAt: batch[$0].firedAt)
             })
-            for index in held { outcomes[index] = DeliveryOutcome(channel: "inbox", outcome: "held") }
+            for index in held { outcomes[index] = DeliveryOutcome(.inbox, .held) }
         } catch {
-            for index in held { outcomes[index] = DeliveryOutcome(channel: "inbox", outcome: "failed") }
+            for index in held { outcomes[index] = DeliveryOutcome(.inbox, .failed("failed")) }
         }
         return outcomes
     }

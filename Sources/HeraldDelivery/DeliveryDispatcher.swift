@@ -40,7 +40,7 @@ public actor DeliveryDispatcher: Service {
         var attempt: Int
     }
 
-    private let store: any NotificationStore
+    private let store: any DeliveryStore
     private let channel: any DeliveryChannel
     private let configuration: Configuration
     private let logger: Logger
@@ -53,7 +53,7 @@ public actor DeliveryDispatcher: Service {
     private var stopping = false
     private var recovered = false
 
-    public init(store: any NotificationStore, channel: any DeliveryChannel, configuration: Configuration = Configuration(),
+    public init(store: any DeliveryStore, channel: any DeliveryChannel, configuration: Configuration = Configuration(),
                 logger: Logger = Logger(label: "herald.delivery")) {
         self.store = store
         self.channel = channel
@@ -77,7 +77,7 @@ public actor DeliveryDispatcher: Service {
         recovered = true
         let (fired, orphaned) = try await store.unfinishedFirings()
         if !orphaned.isEmpty {
-            unsaved += orphaned.map { CompletedDelivery(deliveryID: $0, channel: "none", outcome: "deviceGone") }
+            unsaved += orphaned.map { DeliveryOutcome(.none, .deviceGone).completing($0) }
             await flush()
         }
         if !fired.isEmpty {
@@ -138,8 +138,7 @@ public actor DeliveryDispatcher: Service {
             if outcome.failedInTransit, work.attempt < configuration.maximumAttempts, !stopping {
                 retries.append(Work(fired: work.fired, attempt: work.attempt + 1))
             } else if let logID = work.fired.logID {
-                unsaved.append(CompletedDelivery(deliveryID: logID, channel: outcome.channel, outcome: outcome.outcome,
-                                                 apnsStatus: outcome.apnsStatus, apnsID: outcome.apnsID))
+                unsaved.append(outcome.completing(logID))
             }
         }
         if !retries.isEmpty { scheduleRetry(retries) }
@@ -202,9 +201,8 @@ extension DeliveryOutcome {
     /// A push that did not reach APNs or got no answer (a transport failure, a timeout, a 5xx
     /// after the gateway's own retries): worth another attempt later. APNs' refusals are final.
     public var failedInTransit: Bool {
-        guard channel == "push" else { return false }
-        if let status = apnsStatus { return status >= 500 }
-        return ["timeout", "connectFailed", "connectionClosed", "streamReset", "tlsFailure", "queueFull", "cancelled"]
-            .contains(outcome)
+        guard route == .push else { return false }
+        if case .failed = result { return true }
+        return (apnsStatus ?? 0) >= 500
     }
 }
