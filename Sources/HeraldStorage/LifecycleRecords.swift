@@ -8,9 +8,13 @@ public struct InboxItem: Hashable, Sendable {
     public var occurrence: Occurrence
     public var content: NotificationContent
     public var firedAt: Date
+    /// Its place in the device's inbox, once stored: what an acknowledgement names.
+    public var sequence: Int64?
 
-    public init(logID: Int64? = nil, occurrence: Occurrence, content: NotificationContent, firedAt: Date) {
+    public init(logID: Int64? = nil, occurrence: Occurrence, content: NotificationContent, firedAt: Date,
+                sequence: Int64? = nil) {
         self.logID = logID
+        self.sequence = sequence
         self.occurrence = occurrence
         self.content = content
         self.firedAt = firedAt

@@ -6,9 +6,10 @@ import HeraldCore
 /// restart loses nothing queued and a wake never delivers the same backlog twice.
 extension SQLiteStore {
     public func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
-                         catalog: EventCatalog) async throws -> WakeResult {
+                         catalog: EventCatalog, acknowledging upTo: Int64?) async throws -> WakeResult {
         try await pool.write { db in
             var device = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
+            if let upTo { try Self.acknowledgeInbox(db, appID: appID, deviceID: deviceID, upTo: upTo) }
             guard device.state.canMove(to: state) else {
                 throw HeraldError.invalid("invalidTransition", "a device cannot go from \(device.state.rawValue) to \(state.rawValue)")
             }
@@ -20,7 +21,7 @@ extension SQLiteStore {
             var queue = try Self.eventQueue(db, appID: appID, deviceID: deviceID)
             let notifications = queue.drain(catalog: catalog)
             try Self.saveEventQueue(db, queue, appID: appID, deviceID: deviceID)
-            let inbox = try Self.takeInbox(db, appID: appID, deviceID: deviceID)
+            let inbox = try Self.unacknowledgedInbox(db, appID: appID, deviceID: deviceID)
             return WakeResult(device: device, woke: true, notifications: notifications, inbox: inbox)
         }
     }
@@ -116,12 +117,28 @@ extension SQLiteStore {
             """, arguments: [appID, deviceID, text])
     }
 
-    static func takeInbox(_ db: Database, appID: String, deviceID: String) throws -> [InboxItem] {
+    public func acknowledgeInbox(appID: String, deviceID: String, upTo: Int64) async throws -> Int {
+        try await pool.write { db in
+            _ = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
+            return try Self.acknowledgeInbox(db, appID: appID, deviceID: deviceID, upTo: upTo)
+        }
+    }
+
+    /// Removes the inbox items up to and including `upTo`; returns how many.
+    @discardableResult
+    static func acknowledgeInbox(_ db: Database, appID: String, deviceID: String, upTo: Int64) throws -> Int {
+        try db.execute(sql: "DELETE FROM device_inbox WHERE app_id = ? AND device_id = ? AND key <= ?",
+                       arguments: [appID, deviceID, upTo])
+        return db.changesCount
+    }
+
+    /// The inbox as it stands: items stay until acknowledged, so a client that dropped before
+    /// reading them gets them again, with the same sequence ids.
+    static func unacknowledgedInbox(_ db: Database, appID: String, deviceID: String) throws -> [InboxItem] {
         let rows = try Row.fetchAll(db, sql: """
-            SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content FROM device_inbox
+            SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, key FROM device_inbox
             WHERE app_id = ? AND device_id = ? ORDER BY key
             """, arguments: [appID, deviceID])
-        try db.execute(sql: "DELETE FROM device_inbox WHERE app_id = ? AND device_id = ?", arguments: [appID, deviceID])
         return try rows.map { row in
             let occurrenceID: String = row[0]
             let contentText: String = row[6]
@@ -130,7 +147,7 @@ extension SQLiteStore {
                                         scheduledFor: Date(millisecondsSince1970: row[2]), late: row[4], missed: row[5])
             return InboxItem(occurrence: occurrence,
                              content: try JSONDecoder().decode(NotificationContent.self, from: Data(contentText.utf8)),
-                             firedAt: Date(millisecondsSince1970: row[3]))
+                             firedAt: Date(millisecondsSince1970: row[3]), sequence: row[7])
         }
     }
 }

@@ -40,10 +40,13 @@ public protocol DeviceStore: Sendable {
     func recordFeedback(_ events: [FeedbackEvent]) async throws
 
     /// Moves a device to `state`. A move from asleep to awake, or any move with `drain`, wakes
-    /// it: the coalesced backlog and the inbox are taken in the same transaction and returned.
-    /// Throws `invalidTransition` for a move iOS cannot make.
+    /// it: the coalesced backlog is taken and the inbox read in the same transaction and
+    /// returned. Inbox items stay until acknowledged: `upTo` first removes those up to that
+    /// sequence id. Throws `invalidTransition` for a move iOS cannot make.
     func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
-                  catalog: EventCatalog) async throws -> WakeResult
+                  catalog: EventCatalog, acknowledging upTo: Int64?) async throws -> WakeResult
+    /// Removes the device's inbox items up to and including sequence id `upTo`; returns how many.
+    func acknowledgeInbox(appID: String, deviceID: String, upTo: Int64) async throws -> Int
     /// Records reported events: live for an awake, connected device (remembered as delivered),
     /// otherwise queued and collapsed. All are validated first; a refused event changes nothing.
     func ingestEvents(appID: String, deviceID: String, events: [SystemEvent], catalog: EventCatalog,
@@ -53,6 +56,14 @@ public protocol DeviceStore: Sendable {
     /// Throttles content-available wake pushes: true, and recorded, if fewer than `perHour` went
     /// out in the last hour.
     func recordWakePush(appID: String, deviceID: String, now: Date, perHour: Int) async throws -> Bool
+}
+
+extension DeviceStore {
+    /// A state change that acknowledges nothing.
+    public func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
+                         catalog: EventCatalog) async throws -> WakeResult {
+        try await setState(appID: appID, deviceID: deviceID, state: state, drain: drain, catalog: catalog, acknowledging: nil)
+    }
 }
 
 /// What the timer needs: when things are due, and the claim that fires them.

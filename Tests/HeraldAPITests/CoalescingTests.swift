@@ -340,7 +340,10 @@ struct CoalescingDeliveryTests {
             #expect(frames[2].json["alert"]["title"].string == "Pill")
             #expect(Net(frames[3].json) == Net("orientation", .string("portrait")))
             #expect(stream.frames.first?.comment == "connected", "the connected comment comes before everything")
-            #expect(try await herald.wake().inbox.isEmpty, "the stream took the inbox")
+            let seq = try #require(frames[2].json["seq"].int, "an inbox item carries the sequence id to acknowledge")
+            #expect(try await herald.wake().inbox.map(\.["seq"].int) == [seq], "kept until acknowledged")
+            #expect(try await herald.acknowledge(upTo: seq) == 1)
+            #expect(try await herald.wake().inbox.isEmpty, "acknowledged, it is gone")
         }
     }
 
@@ -534,8 +537,16 @@ struct CoalescingRoutingTests {
             #expect(item["alert"]["title"].string == "Good morning")
             #expect(item["alert"]["body"].string == "Time to get up")
             #expect(item["late"].bool == false)
+            let seq = try #require(item["seq"].int)
 
-            #expect(try await herald.wake().inbox.isEmpty, "the inbox is handed over once")
+            // A client that dropped before reading gets the same item, with the same id, again.
+            let again = try await herald.wake()
+            #expect(again.inbox.map(\.["seq"].int) == [seq])
+            #expect(again.inbox.map(\.["occurrenceId"].string) == ["wake-up#0"])
+            // The wake's ack removes what was received before answering.
+            let reply = try await herald.api.post("\(devicePath())/wake", json: ["ack": seq])
+            #expect(reply.status == .ok, "\(reply.text)")
+            #expect(reply.json.inbox.isEmpty, "acknowledged items are never handed over again")
         }
     }
 
@@ -690,5 +701,73 @@ struct CoalescingWakePushTests {
             throw error
         }
         await sandbox.shutdown()
+    }
+}
+
+// "Hand-over is acknowledged. Inbox items ... carry sequence ids and stay until the client
+// acknowledges them (SSE Last-Event-ID, or an ack on wake)."
+@Suite("The inbox is handed over until acknowledged")
+struct InboxAcknowledgementTests {
+    /// Two notifications fired into the inbox of the fixture device (asleep, no token).
+    static func twoHeld(_ herald: Herald) async throws {
+        try await setUp(herald)
+        try await herald.schedule(notification(id: "first", fireDate: "2026-11-01T00:01:00Z"))
+        try await herald.schedule(notification(id: "second", fireDate: "2026-11-01T00:02:00Z"))
+        herald.clock.advance(to: Moment.instant("2026-11-01T00:02:00Z"))
+        _ = await herald.server.engine.fireDueBatch()
+    }
+
+    @Test("An ack removes the items up to its sequence id and no further")
+    func ackUpTo() async throws {
+        try await withLifecycleHerald { live in
+            let herald = live.herald
+            try await Self.twoHeld(herald)
+            let inbox = try await herald.wake().inbox
+            #expect(inbox.map(\.["occurrenceId"].string) == ["first#0", "second#0"])
+            let seqs = inbox.compactMap(\.["seq"].int)
+            try #require(seqs.count == 2 && seqs[0] < seqs[1], "sequence ids increase: \(seqs)")
+            #expect(try await herald.acknowledge(upTo: seqs[0]) == 1)
+            #expect(try await herald.wake().inbox.map(\.["occurrenceId"].string) == ["second#0"])
+            #expect(try await herald.acknowledge(upTo: seqs[1]) == 1)
+            #expect(try await herald.acknowledge(upTo: seqs[1]) == 0, "acknowledging again is harmless")
+            #expect(try await herald.wake().inbox.isEmpty)
+        }
+    }
+
+    @Test("A bad ack is refused and removes nothing: 422 invalidAck (negative), 422 missingField (none)")
+    func badAck() async throws {
+        try await withLifecycleHerald { live in
+            let herald = live.herald
+            try await Self.twoHeld(herald)
+            let negative = try await herald.api.post("\(devicePath())/inbox/ack", json: ["upTo": -1])
+            expectError(negative, status: .unprocessableContent, reason: "invalidAck")
+            let missing = try await herald.api.post("\(devicePath())/inbox/ack", json: [:])
+            expectError(missing, status: .unprocessableContent, reason: "missingField")
+            let wakeNegative = try await herald.api.post("\(devicePath())/wake", json: ["ack": -5])
+            expectError(wakeNegative, status: .unprocessableContent, reason: "invalidAck")
+            #expect(try await herald.wake().inbox.count == 2)
+        }
+    }
+
+    @Test("An SSE inbox frame carries its sequence id; reconnecting with Last-Event-ID acknowledges up to it")
+    func lastEventIDAcknowledges() async throws {
+        try await withLifecycleHerald(transport: .live) { live in
+            let herald = live.herald
+            try await Self.twoHeld(herald)
+            let first = try await live.connect()
+            let frames = await first.waitForEvents(2)
+            first.close()
+            #expect(frames.map(\.event) == ["notification", "notification"])
+            let ids = frames.compactMap { $0.id.flatMap(Int.init) }
+            try #require(ids.count == 2, "each inbox frame has an id: \(frames)")
+            #expect(ids == frames.compactMap(\.json["seq"].int))
+            // Dropped after the first: reconnecting says so, and only the second comes again.
+            try await Task.sleep(for: .milliseconds(200))
+            let second = try await live.connect(lastEventID: ids[0])
+            defer { second.close() }
+            let again = await second.waitForEvents(1)
+            #expect(again.map(\.id) == [String(ids[1])])
+            #expect(again.first?.json["occurrenceId"].string == "second#0")
+        }
     }
 }

@@ -40,8 +40,9 @@ struct LifecycleHerald: Sendable {
 
     /// Connects to a device's event stream and waits for its `: connected` line.
     func connect(app: String = Fixture.app, device: String = Fixture.device, foreground: Bool = false,
-                 sourceLocation: SourceLocation = #_sourceLocation) async throws -> EventStreamClient {
-        let client = EventStreamClient(url: try streamURL(app: app, device: device, foreground: foreground))
+                 lastEventID: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> EventStreamClient {
+        let client = EventStreamClient(url: try streamURL(app: app, device: device, foreground: foreground),
+                                       lastEventID: lastEventID)
         let connected = await client.waitUntil { $0.contains { $0.comment == "connected" } }
         if !connected { client.close() }
         try #require(connected, "no ': connected' line on the event stream (status \(client.status.map(String.init) ?? "none"))",
@@ -197,6 +198,15 @@ extension Herald {
         return reply.json
     }
 
+    /// `POST .../inbox/ack {"upTo": seq}`: the inbox items up to `seq` were received.
+    @discardableResult
+    func acknowledge(upTo seq: Int, app: String = Fixture.app, device: String = Fixture.device,
+                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
+        let reply = try await api.post("\(devicePath(app, device))/inbox/ack", json: ["upTo": seq])
+        try #require(reply.status == .ok, "inbox ack refused: \(reply.text)", sourceLocation: sourceLocation)
+        return reply.json["acknowledged"].int ?? -1
+    }
+
     /// The backlog a wake would deliver now.
     func backlog(app: String = Fixture.app, device: String = Fixture.device,
                  sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Net] {
@@ -239,6 +249,7 @@ final class EventStreamClient: NSObject, URLSessionDataDelegate, @unchecked Send
     /// One SSE block: a comment line (`: heartbeat`), or an `event:` with its `data:`.
     struct Frame: Sendable, Hashable, CustomStringConvertible {
         var comment: String?
+        var id: String?
         var event: String?
         var data: String?
 
@@ -260,13 +271,14 @@ final class EventStreamClient: NSObject, URLSessionDataDelegate, @unchecked Send
     private var session: URLSession?
     private var task: URLSessionDataTask?
 
-    init(url: URL) {
+    init(url: URL, lastEventID: Int? = nil) {
         super.init()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 60
         let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
         var request = URLRequest(url: url, timeoutInterval: 60)
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        if let lastEventID { request.setValue(String(lastEventID), forHTTPHeaderField: "Last-Event-ID") }
         let task = session.dataTask(with: request)
         lock.withLock {
             self.session = session
@@ -333,6 +345,8 @@ final class EventStreamClient: NSObject, URLSessionDataDelegate, @unchecked Send
                 for line in block.split(separator: "\n", omittingEmptySubsequences: true) {
                     if line.hasPrefix(":") {
                         frame.comment = line.dropFirst().trimmingCharacters(in: .whitespaces)
+                    } else if line.hasPrefix("id:") {
+                        frame.id = line.dropFirst(3).trimmingCharacters(in: .whitespaces)
                     } else if line.hasPrefix("event:") {
                         frame.event = line.dropFirst(6).trimmingCharacters(in: .whitespaces)
                     } else if line.hasPrefix("data:") {

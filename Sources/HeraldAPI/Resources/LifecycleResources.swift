@@ -42,8 +42,12 @@ struct PresentedNotificationResource: Encodable {
     var category: String?
     var threadId: String?
     var userInfo: [String: JSONValue]?
+    /// For inbox items: the sequence id to acknowledge (`POST .../inbox/ack {"upTo": seq}`, the
+    /// wake's `ack`, or SSE's `Last-Event-ID`); until then the item is handed over again.
+    var seq: Int64?
 
-    init(occurrence: Occurrence, content: NotificationContent, firedAt: Date) {
+    init(occurrence: Occurrence, content: NotificationContent, firedAt: Date, seq: Int64? = nil) {
+        self.seq = seq
         occurrenceId = occurrence.id
         notificationId = occurrence.notificationID
         scheduledFor = RFC3339.string(from: occurrence.scheduledFor)
@@ -59,7 +63,7 @@ struct PresentedNotificationResource: Encodable {
     }
 
     init(_ item: InboxItem) {
-        self.init(occurrence: item.occurrence, content: item.content, firedAt: item.firedAt)
+        self.init(occurrence: item.occurrence, content: item.content, firedAt: item.firedAt, seq: item.sequence)
     }
 }
 

@@ -17,14 +17,15 @@ struct EventStream {
     let streams: LiveStreams
     let heartbeat: Duration
 
-    func open(app: App, device: Device, foreground: Bool, logger: Logger) async throws -> Response {
+    func open(app: App, device: Device, foreground: Bool, acknowledging lastEventID: Int64?, logger: Logger) async throws -> Response {
         let catalog = try EventCatalog(customKinds: app.customKinds)
         // Subscribe before waking, so nothing that happens after the wake is missed.
         let (id, messages) = await streams.subscribe(appID: app.id, deviceID: device.id)
         let state: LifecycleState = foreground ? .active : (device.state.isAwake ? device.state : .background)
         let wake: WakeResult
         do {
-            wake = try await store.setState(appID: app.id, deviceID: device.id, state: state, drain: true, catalog: catalog)
+            wake = try await store.setState(appID: app.id, deviceID: device.id, state: state, drain: true, catalog: catalog,
+                                            acknowledging: lastEventID)
         } catch {
             await streams.unsubscribe(appID: app.id, deviceID: device.id, id: id)
             throw error
@@ -44,7 +45,7 @@ struct EventStream {
                     try await writer.write(Self.frame("system", CoalescedResource(notification)))
                 }
                 for item in wake.inbox {
-                    try await writer.write(Self.frame("notification", PresentedNotificationResource(item)))
+                    try await writer.write(Self.frame("notification", PresentedNotificationResource(item), id: item.sequence))
                 }
                 for await message in messages {
                     switch message {
@@ -76,11 +77,12 @@ struct EventStream {
                         body: body)
     }
 
-    /// One SSE event: `event: <name>` and the JSON on one `data:` line.
-    static func frame(_ name: String, _ value: some Encodable) throws -> ByteBuffer {
+    /// One SSE event: `id: <seq>` for an inbox item (what `Last-Event-ID` acknowledges on
+    /// reconnect), `event: <name>`, and the JSON on one `data:` line.
+    static func frame(_ name: String, _ value: some Encodable, id: Int64? = nil) throws -> ByteBuffer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(value), as: UTF8.self)
-        return ByteBuffer(string: "event: \(name)\ndata: \(json)\n\n")
+        return ByteBuffer(string: (id.map { "id: \($0)\n" } ?? "") + "event: \(name)\ndata: \(json)\n\n")
     }
 }

@@ -32,7 +32,11 @@ struct LifecycleRoutes {
         }
 
         router.post("\(base)/wake") { request, context in
-            struct Body: Decodable { var state: String? }
+            struct Body: Decodable {
+                var state: String?
+                /// Inbox items up to this sequence id were received: remove them before waking.
+                var ack: Int64?
+            }
             let (app, device) = try await target(context)
             let data = try await services.body.bytes(of: request)
             let body = data.isEmpty ? Body() : try JSONBody.decode(Body.self, from: data)
@@ -41,8 +45,20 @@ struct LifecycleRoutes {
                 throw HeraldError.invalid("invalidState", "wake moves a device to background or active")
             }
             let result = try await store.setState(appID: app.id, deviceID: device.id, state: state, drain: true,
-                                                  catalog: try EventCatalog(customKinds: app.customKinds))
+                                                  catalog: try EventCatalog(customKinds: app.customKinds),
+                                                  acknowledging: try Self.sequence(body.ack, field: "ack"))
             return try Response.json(WakeResource(result))
+        }
+
+        router.post("\(base)/inbox/ack") { request, context in
+            struct Body: Decodable { var upTo: Int64? }
+            let (app, device) = try await target(context)
+            let body = try await services.body.decode(Body.self, from: request)
+            guard let upTo = try Self.sequence(body.upTo, field: "upTo") else {
+                throw HeraldError.invalid("missingField", "upTo is required: the last inbox sequence id received")
+            }
+            let removed = try await store.acknowledgeInbox(appID: app.id, deviceID: device.id, upTo: upTo)
+            return try Response.json(["acknowledged": removed])
         }
 
         router.post("\(base)/events") { request, context in
@@ -88,8 +104,10 @@ struct LifecycleRoutes {
         router.get("\(base)/events/stream") { request, context in
             let (app, device) = try await target(context)
             let foreground = request.uri.queryParameters.get("foreground") == "true"
+            // A reconnecting client names the last event it received: the inbox up to it is done.
+            let lastEventID = HookRoutes.header("Last-Event-ID", in: request).flatMap { Int64($0) }
             return try await EventStream(store: store, streams: streams, heartbeat: heartbeat)
-                .open(app: app, device: device, foreground: foreground, logger: context.logger)
+                .open(app: app, device: device, foreground: foreground, acknowledging: lastEventID, logger: context.logger)
         }
     }
 
@@ -98,6 +116,12 @@ struct LifecycleRoutes {
         let app = try await services.existingApp(appID)
         let device = try await services.existingDevice(app: appID, id: try context.parameters.decoded("device"))
         return (app, device)
+    }
+
+    /// An inbox sequence id as a client sends it back: a non-negative integer.
+    static func sequence(_ value: Int64?, field: String) throws(HeraldError) -> Int64? {
+        if let value, value < 0 { throw .invalid("invalidAck", "\(field) must be an inbox sequence id (0 or more)") }
+        return value
     }
 
     static func state(_ text: String?) throws(HeraldError) -> LifecycleState {
