@@ -23,14 +23,14 @@ public struct DeviceRouter: DeliveryChannel {
 
     public func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
         var outcomes = [DeliveryOutcome](repeating: .notDelivered, count: batch.count)
+        var live: [Int] = []
         var pushIndices: [Int] = []
         var held: [Int] = []
         var apps: [String: App?] = [:]
         for (index, fired) in batch.enumerated() {
             let device = fired.device
-            if device.state == .active,
-               await streams.send(.notification(fired), appID: device.appID, deviceID: device.id) {
-                outcomes[index] = DeliveryOutcome(.stream, .delivered)
+            if device.state == .active, await streams.isConnected(appID: device.appID, deviceID: device.id) {
+                live.append(index)
                 continue
             }
             if apps[device.appID] == nil { apps[device.appID] = try? await store.app(id: device.appID) }
@@ -39,6 +39,22 @@ public struct DeviceRouter: DeliveryChannel {
                 pushIndices.append(index)
             } else {
                 held.append(index)
+            }
+        }
+        if !live.isEmpty {
+            // Stored first, then streamed with its sequence id: it stays until the client
+            // acknowledges it, so a stream that drops mid-write loses nothing.
+            let sequences = (try? await store.holdInInbox(live.map { Self.inboxItem(batch[$0]) }))
+                ?? Array(repeating: nil, count: live.count)
+            for (index, sequence) in zip(live, sequences) {
+                let device = batch[index].device
+                guard sequence != nil else {
+                    outcomes[index] = DeliveryOutcome(.inbox, .failed("failed"))
+                    continue
+                }
+                let streamed = await streams.send(.notification(batch[index], sequence: sequence),
+                                                  appID: device.appID, deviceID: device.id)
+                outcomes[index] = streamed ? DeliveryOutcome(.stream, .delivered) : DeliveryOutcome(.inbox, .held)
             }
         }
         if !pushIndices.isEmpty {
@@ -55,14 +71,15 @@ public struct DeviceRouter: DeliveryChannel {
         }
         guard !held.isEmpty else { return outcomes }
         do {
-            try await store.holdInInbox(held.map {
-                InboxItem(logID: batch[$0].logID, occurrence: batch[$0].occurrence, content: batch[$0].content,
-                          firedAt: batch[$0].firedAt)
-            })
+            try await store.holdInInbox(held.map { Self.inboxItem(batch[$0]) })
             for index in held { outcomes[index] = DeliveryOutcome(.inbox, .held) }
         } catch {
             for index in held { outcomes[index] = DeliveryOutcome(.inbox, .failed("failed")) }
         }
         return outcomes
+    }
+
+    static func inboxItem(_ fired: FiredOccurrence) -> InboxItem {
+        InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: fired.content, firedAt: fired.firedAt)
     }
 }

@@ -4,7 +4,9 @@ import HeraldCore
 /// What travels on a device's live event stream after its backlog.
 public enum LiveMessage: Sendable {
     case event(SystemEvent)
-    case notification(FiredOccurrence)
+    /// A fired notification, already in the device's inbox under `sequence`, where it stays until
+    /// acknowledged: a stream that drops before the client read it loses nothing.
+    case notification(FiredOccurrence, sequence: Int64?)
     /// Keeps an idle connection open, and reveals one whose client has gone.
     case heartbeat
 }

@@ -53,24 +53,36 @@ extension SQLiteStore {
         }
     }
 
-    public func holdInInbox(_ items: [InboxItem]) async throws {
-        guard !items.isEmpty else { return }
+    public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
+        guard !items.isEmpty else { return [] }
         let rows = try items.map { ($0, String(decoding: try Self.encoder.encode($0.content), as: UTF8.self)) }
-        try await pool.write { db in
+        return try await pool.write { db in
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO device_inbox (app_id, device_id, occurrence_id, notification_id, scheduled_for, fired_at,
                     late, missed, content, delivery_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO NOTHING
                 """)
+            var sequences: [Int64?] = []
             for (item, content) in rows {
                 let occurrence = item.occurrence
                 // A device deleted meanwhile has nobody to hold anything for.
                 guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE app_id = ? AND id = ?",
-                                        arguments: [occurrence.appID, occurrence.deviceID]) ?? false else { continue }
+                                        arguments: [occurrence.appID, occurrence.deviceID]) ?? false else {
+                    sequences.append(nil)
+                    continue
+                }
                 try insert.execute(arguments: [occurrence.appID, occurrence.deviceID, occurrence.id, occurrence.notificationID,
                                                occurrence.scheduledFor.millisecondsSince1970, item.firedAt.millisecondsSince1970,
                                                occurrence.late, occurrence.missed, content, item.logID])
+                if db.changesCount > 0 {
+                    sequences.append(db.lastInsertedRowID)
+                } else {
+                    // Held before (a firing handed over again): the same item, the same id.
+                    sequences.append(try Int64.fetchOne(db, sql: "SELECT key FROM device_inbox WHERE delivery_key = ?",
+                                                        arguments: [item.logID]))
+                }
             }
+            return sequences
         }
     }
 

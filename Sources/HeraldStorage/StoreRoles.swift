@@ -93,9 +93,10 @@ public protocol DeliveryStore: Sendable {
     func recordDeliveries(_ deliveries: [Delivery]) async throws
     /// Sets the final outcome of firings recorded as pending.
     func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws
-    /// Holds fired local notifications for devices with no channel until they wake; each firing
-    /// at most once.
-    func holdInInbox(_ items: [InboxItem]) async throws
+    /// Holds fired local notifications in their devices' inboxes until acknowledged; each firing
+    /// at most once. Returns each item's sequence id (nil when its device is gone).
+    @discardableResult
+    func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?]
     /// Queues feedback events for the outbound webhooks.
     func recordFeedback(_ events: [FeedbackEvent]) async throws
     /// Marks a token dead and queues the feedback event, in one transaction. Re-registering the

@@ -52,9 +52,10 @@ struct EventStream {
                     case .event(let event):
                         try await writer.write(Self.frame("system", CoalescedResource(CoalescedNotification(
                             kind: event.kind, key: event.key, value: event.value, count: 1))))
-                    case .notification(let fired):
+                    case .notification(let fired, let sequence):
                         try await writer.write(Self.frame("notification", PresentedNotificationResource(
-                            occurrence: fired.occurrence, content: fired.content, firedAt: fired.firedAt)))
+                            occurrence: fired.occurrence, content: fired.content, firedAt: fired.firedAt, seq: sequence),
+                            id: sequence))
                     case .heartbeat:
                         try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                     }
