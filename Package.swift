@@ -85,15 +85,18 @@ let package = Package(
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldCrypto",
             "HeraldHTTP2", "HeraldDelivery",
         ], path: "Benchmarks/HeraldBenchmarks"),
-        // Helpers shared by the test suites (they run in one process).
+        // Helpers shared by the test suites (they run in one process): certificate lookup, polling,
+        // free ports, child processes.
         .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTP2Tests", dependencies: ["HeraldHTTP2", "HeraldTestSupport"]),
-        .testTarget(name: "HeraldSandboxTests", dependencies: ["HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldSandbox"]),
+        .testTarget(name: "HeraldSandboxTests", dependencies: [
+            "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldSandbox", "HeraldTestSupport",
+        ]),
         .testTarget(name: "HeraldPushTests", dependencies: [
             "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldScheduler", "HeraldPush", "HeraldSandbox",
-            "HeraldDelivery",
+            "HeraldDelivery", "HeraldTestSupport",
         ]),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldCore", "HeraldStorage"]),
         .testTarget(name: "HeraldSchedulerTests", dependencies: [
@@ -102,6 +105,7 @@ let package = Package(
         ]),
         .testTarget(name: "HeraldAPITests", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldDelivery",
+            "HeraldTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "HeraldEndToEndTests", dependencies: ["HeraldTestSupport", "herald"]),

@@ -82,6 +82,8 @@ ROWS=$WORK/rows.tsv
 # ---- in-process benchmarks -----------------------------------------------------------------
 say "running herald-bench ${BENCH_SIZES[*]}"
 "$BIN/herald-bench" all "${BENCH_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
+say "running herald-bench slow-peer"
+"$BIN/herald-bench" slow-peer --certs "$ROOT/Certs" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
 say "running herald-bench coalesce ${COALESCE_SIZES[*]}"
 "$BIN/herald-bench" coalesce "${COALESCE_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
 

@@ -22,6 +22,8 @@ do {
         for row in try await FiringBenchmark.run(options) { row.emit() }
     case "arm-probe":
         try await ArmingProbe.main(options)
+    case "slow-peer":
+        for row in try await SlowPeerBenchmark.run(options) { row.emit() }
     case "push":
         for row in try await PushBenchmark.run(options) { row.emit() }
     case "push-probe":

@@ -143,8 +143,21 @@ public actor DeliveryDispatcher: Service {
         }
         if !retries.isEmpty { scheduleRetry(retries) }
         startWork(app)
-        if !flushing { Task { await self.flush() } }
+        if !flushing, !unsaved.isEmpty { Task { await self.flushSoon() } }
     }
+
+    /// Lets outcomes gather for a moment, then stores them in one transaction: at a steady rate
+    /// that is one write every few milliseconds instead of one per delivery call, leaving the
+    /// writer to the timer's claims.
+    private func flushSoon() async {
+        guard !flushing else { return }
+        flushing = true
+        try? await Task.sleep(for: Self.flushDelay)
+        flushing = false
+        await flush()
+    }
+
+    static let flushDelay: Duration = .milliseconds(5)
 
     private func scheduleRetry(_ work: [Work]) {
         let attempt = work.map(\.attempt).max() ?? 2

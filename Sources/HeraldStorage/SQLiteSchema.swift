@@ -196,6 +196,9 @@ extension SQLiteStore {
                 CREATE UNIQUE INDEX device_inbox_by_delivery ON device_inbox(delivery_key) WHERE delivery_key IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v7: no fired_at index on the fire log (it slowed every firing)") { db in
+            try db.execute(sql: "DROP INDEX IF EXISTS delivery_by_fired_at")
+        }
         return migrator
     }
 }

@@ -11,9 +11,11 @@ extension SQLiteStore {
         return try await pool.write { db in
             // The read and every write below are one transaction: a cancel or replace committed
             // before it is seen here, one committed after it finds the notification advanced.
+            // CROSS JOIN keeps notifications the outer loop, so the scan walks notification_due
+            // in instant order and stops at the limit instead of sorting everything due.
             let rows = try Row.fetchAll(db, sql: """
                 SELECT \(Self.notificationColumns), n.key, n.generation, \(Self.deviceColumnsAliased)
-                FROM notification n JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id
+                FROM notification n CROSS JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id
                 WHERE n.next_fire_at <= ? ORDER BY n.next_fire_at LIMIT ?
                 """, arguments: [untilMilliseconds, limit])
             let advance = try db.cachedStatement(sql: "UPDATE notification SET next_index = ?, next_fire_at = ? WHERE key = ?")
@@ -41,7 +43,8 @@ extension SQLiteStore {
                     let occurrence = Occurrence(appID: notification.appID, deviceID: notification.deviceID,
                                                 notificationID: notification.id, index: plan.index,
                                                 scheduledFor: plan.scheduledFor, late: plan.late, missed: plan.missed)
-                    let content = String(decoding: try Self.encoder.encode(notification.content), as: UTF8.self)
+                    // The stored text as it is: the log keeps exactly what was scheduled.
+                    let content: String = row[9]
                     try log.execute(arguments: [
                         occurrence.id, occurrence.appID, occurrence.deviceID, occurrence.notificationID,
                         plan.scheduledFor.millisecondsSince1970, firedAt.millisecondsSince1970, plan.late, plan.missed,

@@ -26,9 +26,11 @@ extension SQLiteStore {
         var sql: String {
             switch self {
             case .deliveries:
+                // Oldest first by key (firings are logged in time order), so the scan stops at the
+                // first batch found, without an index on fired_at slowing every firing.
                 return """
                     DELETE FROM delivery WHERE key IN (
-                        SELECT key FROM delivery WHERE fired_at < ?1 AND outcome != 'pending' LIMIT ?2)
+                        SELECT key FROM delivery WHERE fired_at < ?1 AND outcome != 'pending' ORDER BY key LIMIT ?2)
                     """
             case .feedbackEvents:
                 return "DELETE FROM feedback_event WHERE key IN (SELECT key FROM feedback_event WHERE created_at < ?1 LIMIT ?2)"

@@ -2,6 +2,7 @@ import Foundation
 import HeraldAPI
 import HeraldCore
 import HeraldSandbox
+import HeraldTestSupport
 import HeraldScheduler
 import HTTPTypes
 import Hummingbird
@@ -36,19 +37,7 @@ func guardToken(_ seed: Int) -> String {
     String(repeating: "c3", count: 28) + String(format: "%08x", seed)
 }
 
-/// The repository's `Certs/` directory, found from this file's path.
-enum GuardCerts {
-    static let directory: String = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        for _ in 0..<6 {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Certs/dev-ca.pem").path) {
-                return url.appendingPathComponent("Certs").path
-            }
-            url.deleteLastPathComponent()
-        }
-        return FileManager.default.currentDirectoryPath + "/Certs"
-    }()
-}
+typealias GuardCerts = TestCertificates
 
 /// A running guarded server, its clock, the sandbox it pushes into, and a client that can present
 /// any key and any header.
@@ -250,15 +239,5 @@ func withGuardedHerald<Value: Sendable>(
     } catch {
         await sandbox.shutdown()
         throw error
-    }
-}
-
-/// Polls `condition` every 20 ms until it holds, for at most `timeout`; returns whether it did.
-func pollUntil(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if try await condition() { return true }
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(20))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCrypto
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 
 // "Outbound: feedback events, such as invalid tokens and delivery results, are POSTed, signed the

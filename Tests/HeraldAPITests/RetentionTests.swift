@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldSandbox
 import Hummingbird
+import HeraldTestSupport
 import Testing
 
 // Nothing grows without end: delivery records, feedback events and the outbox, and hook

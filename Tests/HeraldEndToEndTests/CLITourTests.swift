@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 /// The next `count` instants (UTC text) of a daily 07:30 Europe/Paris series anchored on

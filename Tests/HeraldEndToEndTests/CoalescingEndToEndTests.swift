@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 /// Round-robin interleaving of several event streams, so a burst mixes kinds.

@@ -279,17 +279,6 @@ func http(_ method: String, _ url: String, json: [String: Any]? = nil) async thr
     return HTTPReply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
 }
 
-/// Polls `condition` every `interval` until it returns a value, for at most `timeout`.
-func eventually<Value>(timeout: Duration = .seconds(10), interval: Duration = .milliseconds(100),
-                       _ condition: () async throws -> Value?) async throws -> Value? {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if let value = try await condition() { return value }
-        guard ContinuousClock.now < deadline else { return nil }
-        try await Task.sleep(for: interval)
-    }
-}
-
 /// RFC 3339 in UTC, whole seconds: `2026-12-01T06:30:00Z`.
 func utc(_ date: Date) -> String {
     let formatter = ISO8601DateFormatter()

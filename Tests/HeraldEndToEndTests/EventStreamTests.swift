@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Testing
 
 /// The live event stream of the real `herald serve`, read by a real SSE client.

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HeraldTestSupport
 import Testing
 
 // "From fired to delivered": the timer never waits on the network, a cancel that was answered

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import HeraldCrypto
+import HeraldTestSupport
 import Testing
 
 // Security rules through the real binary, across restarts: stored secrets stay usable (never the

@@ -20,41 +20,13 @@ enum WebhookE2E {
     static let hookSecret = "whsec-e2e-orders-0123456789"
     static let feedbackSecret = "e2e-feedback-secret-5e6f7a8b"
 
-    /// The repository's `Certs/`, found from this file's path.
-    static let certificates: String = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        for _ in 0..<6 {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Certs/dev-ca.pem").path) {
-                return url.appendingPathComponent("Certs").path
-            }
-            url.deleteLastPathComponent()
-        }
-        return FileManager.default.currentDirectoryPath + "/Certs"
-    }()
+    /// The repository's `Certs/`.
+    static let certificates = TestCertificates.directory
 
     /// A device token: 32 bytes of hex, one per seed.
     static func token(_ seed: Int) -> String {
         String(repeating: "e2", count: 28) + String(format: "%08x", seed)
     }
-}
-
-/// A port nothing listens on right now: bound on loopback, read back, and closed.
-func unusedLoopbackPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw EndToEndFailure("socket() failed") }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress -> Bool in
-            bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-        }
-    }
-    guard bound else { throw EndToEndFailure("cannot bind a loopback port") }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// HTTP with any method, raw body, API key and headers; the reply's headers too.

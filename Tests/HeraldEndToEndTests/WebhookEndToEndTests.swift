@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import HeraldCrypto
+import HeraldTestSupport
 import Testing
 
 // Webhooks through the real binary: a signed inbound hook from `herald hook send` to a sandbox

@@ -4,21 +4,9 @@ import HeraldHTTP2
 import Synchronization
 import Testing
 
-/// Locates the committed dev certificates from this file's path, so tests work from any cwd.
+/// The committed dev certificates, as TLS settings for the tests' servers and clients.
 enum Certs {
-    static let directory: String = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        for _ in 0..<6 {
-            let candidate = url.appendingPathComponent("Certs")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("dev-ca.pem").path) {
-                return candidate.path
-            }
-            url.deleteLastPathComponent()
-        }
-        return "Certs"
-    }()
-
-    static func path(_ name: String) -> String { directory + "/" + name }
+    static func path(_ name: String) -> String { TestCertificates.path(name) }
 
     static var devCA: String { path("dev-ca.pem") }
     static var serverTLS: TLSServerConfiguration {

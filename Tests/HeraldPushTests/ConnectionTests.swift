@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldPush
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -134,7 +135,7 @@ struct ConnectionTests {
     func deadlineCoversConnecting() async throws {
         let listener = try SilentListener()
         let app = App(id: Dev.bundleID, push: PushSettings(environment: "https://127.0.0.1:\(listener.port)",
-                                                           caFile: Repository.certificate("dev-ca.pem"), auth: Dev.tokenAuth))
+                                                           caFile: TestCertificates.path("dev-ca.pem"), auth: Dev.tokenAuth))
         try await withPushGateway(timeout: .milliseconds(300)) { gateway in
             let (outcomes, elapsed) = try await timed { await gateway.send([try alert(to: deviceToken(630))], app: app) }
             let outcome = try #require(outcomes.first)
@@ -150,7 +151,7 @@ struct ConnectionTests {
     func unreachable() async throws {
         // A port that was free a moment ago: the sandbox is started and stopped to find one.
         let port = try await withSandbox { $0.port }
-        let settings = PushSettings(environment: "https://127.0.0.1:\(port)", caFile: Repository.certificate("dev-ca.pem"),
+        let settings = PushSettings(environment: "https://127.0.0.1:\(port)", caFile: TestCertificates.path("dev-ca.pem"),
                                     auth: Dev.tokenAuth)
         try await withClient(settings, retry: quickRetry) { client in
             let push = try alert(to: deviceToken(620))

@@ -5,25 +5,8 @@ import HeraldSandbox
 import HeraldStorage
 import Logging
 import Synchronization
+import HeraldTestSupport
 import Testing
-
-/// The repository root, found from this file's path so the tests run from any directory.
-enum Repository {
-    static let root: String = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        for _ in 0..<6 {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Certs/dev-ca.pem").path) {
-                return url.path
-            }
-            url.deleteLastPathComponent()
-        }
-        return FileManager.default.currentDirectoryPath
-    }()
-
-    static let certificates = root + "/Certs"
-
-    static func certificate(_ name: String) -> String { certificates + "/" + name }
-}
 
 /// The identities the committed dev credentials carry.
 enum Dev {
@@ -32,9 +15,9 @@ enum Dev {
     static let keyID = "DEVKEY0001"
 
     static let tokenAuth = PushSettings.Auth.token(teamId: teamID, keyId: keyID,
-                                                   key: .file(Repository.certificate("dev-apns-key.p8")))
-    static let certificateAuth = PushSettings.Auth.certificate(.pem(certificate: .file(Repository.certificate("dev-client.pem")),
-                                                                    key: .file(Repository.certificate("dev-client.key"))))
+                                                   key: .file(TestCertificates.path("dev-apns-key.p8")))
+    static let certificateAuth = PushSettings.Auth.certificate(.pem(certificate: .file(TestCertificates.path("dev-client.pem")),
+                                                                    key: .file(TestCertificates.path("dev-client.key"))))
 }
 
 /// A quiet logger, so a 500-push test does not print 500 lines.
@@ -57,7 +40,7 @@ struct Sandbox {
 
     /// How an app reaches this sandbox.
     func settings(_ auth: PushSettings.Auth = Dev.tokenAuth) -> PushSettings {
-        PushSettings(environment: "https://127.0.0.1:\(gateway.port)", caFile: Repository.certificate("dev-ca.pem"), auth: auth)
+        PushSettings(environment: "https://127.0.0.1:\(gateway.port)", caFile: TestCertificates.path("dev-ca.pem"), auth: auth)
     }
 
     func app(_ auth: PushSettings.Auth = Dev.tokenAuth) -> App {
@@ -85,7 +68,7 @@ struct Sandbox {
 func withSandbox<T>(faults: SandboxFaults = SandboxFaults(), maximumTokenAge: TimeInterval = 3600,
                     _ body: (Sandbox) async throws -> T) async throws -> T {
     let configuration = SandboxConfiguration(host: "127.0.0.1", port: 0, adminHost: "127.0.0.1", adminPort: 0,
-                                             certificatesDirectory: Repository.certificates, faults: faults,
+                                             certificatesDirectory: TestCertificates.directory, faults: faults,
                                              maximumTokenAge: maximumTokenAge)
     let gateway = SandboxGateway(configuration: configuration, logger: quietLogger("herald.sandbox.test"))
     try await gateway.start()

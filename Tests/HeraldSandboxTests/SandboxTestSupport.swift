@@ -2,27 +2,13 @@ import Foundation
 import HeraldCrypto
 import HeraldHTTP2
 import HeraldSandbox
+import HeraldTestSupport
 import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Locates the committed dev certificates from this file's path, so tests work from any cwd.
-enum Certs {
-    static let directory: String = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        for _ in 0..<6 {
-            let candidate = url.appendingPathComponent("Certs")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("dev-ca.pem").path) {
-                return candidate.path
-            }
-            url.deleteLastPathComponent()
-        }
-        return "Certs"
-    }()
-
-    static func path(_ name: String) -> String { directory + "/" + name }
-}
+typealias Certs = TestCertificates
 
 /// Signing keys: the committed dev key the sandbox trusts, and a stranger's key for forgeries.
 enum TestKeys {

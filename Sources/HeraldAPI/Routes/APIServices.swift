@@ -39,6 +39,10 @@ extension Parameters {
     }
 
     /// A path identifier, decoded and checked against the identifier rules.
+    ///
+    /// Never inlined: Swift 6.3.1's release build crashes (LLVM CoroSplit, signal 11) when this
+    /// typed-throws check is inlined into some route closures (`GET /v1/apps/{app}`).
+    @inline(never)
     func identifier(_ name: String) throws -> String {
         let value = try decoded(name)
         try Identifier.validate(value, field: name)

@@ -13,36 +13,12 @@ struct AppRoutes {
 
     func register(on router: Router<HeraldRequestContext>) {
         router.put("/v1/apps/:app") { request, context in
-            let id = try context.parameters.identifier("app")
-            let body = try await services.body.decode(AppBody.self, from: request)
-            var overflow = OverflowPolicy.reject
-            if let text = body.overflow {
-                guard let policy = OverflowPolicy(rawValue: text) else {
-                    throw HeraldError.invalid("invalidOverflow", "overflow must be reject or keepSoonest")
-                }
-                overflow = policy
-            }
-            let customKinds = body.customKinds ?? []
-            _ = try EventCatalog(customKinds: customKinds)
-            var push = body.push
-            if let settings = push {
-                if !context.principal.isAdministrator, let field = settings.adminOnlyFields.first {
-                    throw HeraldError.forbidden(
-                        "only an admin key may set \(field) in push settings; an app key uploads its credentials as content and uses production or sandbox")
-                }
-                push = try settings.restoringMaskedSecrets(from: try await services.store.app(id: id)?.push)
-            }
-            let app = App(id: id, overflow: overflow, push: push, customKinds: customKinds)
-            if let push {
-                try push.validate()
-                // Loading the credentials now refuses a missing or broken key before anything is stored.
-                _ = try await gateway.client(for: app)
-            }
-            let created = try await services.store.saveApp(app)
-            return try Response.json(AppResource(app), status: created ? .created : .ok)
+            try await save(request, context: context)
         }
         router.get("/v1/apps/:app") { _, context in
-            try Response.json(AppResource(try await services.existingApp(try context.parameters.identifier("app"))))
+            let id = try context.parameters.identifier("app")
+            let app = try await services.existingApp(id)
+            return try Response.json(AppResource(app))
         }
         router.delete("/v1/apps/:app") { _, context in
             let id = try context.parameters.identifier("app")
@@ -51,5 +27,45 @@ struct AppRoutes {
             }
             return Response(status: .noContent)
         }
+    }
+
+    /// `PUT /v1/apps/{app}`: creates or replaces an app; push credentials are loaded before
+    /// anything is stored.
+    private func save(_ request: Request, context: HeraldRequestContext) async throws -> Response {
+        let id = try context.parameters.identifier("app")
+        let body = try await services.body.decode(AppBody.self, from: request)
+        var overflow = OverflowPolicy.reject
+        if let text = body.overflow {
+            guard let policy = OverflowPolicy(rawValue: text) else {
+                throw HeraldError.invalid("invalidOverflow", "overflow must be reject or keepSoonest")
+            }
+            overflow = policy
+        }
+        let customKinds = body.customKinds ?? []
+        _ = try EventCatalog(customKinds: customKinds)
+        var push: PushSettings?
+        if let settings = body.push {
+            push = try await acceptedSettings(settings, appID: id, principal: context.principal)
+        }
+        let app = App(id: id, overflow: overflow, push: push, customKinds: customKinds)
+        if push != nil {
+            // Loading the credentials now refuses a missing or broken key before anything is stored.
+            _ = try await gateway.client(for: app)
+        }
+        let created = try await services.store.saveApp(app)
+        return try Response.json(AppResource(app), status: created ? .created : .ok)
+    }
+
+    /// The settings as they will be stored: refused (403) when an app key names what only an
+    /// admin may, and with every masked secret replaced by the one already stored in its place.
+    private func acceptedSettings(_ settings: PushSettings, appID: String, principal: Principal) async throws -> PushSettings {
+        if !principal.isAdministrator, let field = settings.adminOnlyFields.first {
+            throw HeraldError.forbidden(
+                "only an admin key may set \(field) in push settings; an app key uploads its credentials as content and uses production or sandbox")
+        }
+        let stored = try await services.store.app(id: appID)?.push
+        let accepted = try settings.restoringMaskedSecrets(from: stored)
+        try accepted.validate()
+        return accepted
     }
 }

@@ -255,8 +255,9 @@ public struct PushSettings: Codable, Hashable, Sendable {
             if case .certificate(.pem(let storedCertificate, let storedKey))? = old {
                 (oldCertificate, oldKey) = (storedCertificate, storedKey)
             }
-            copy.auth = .certificate(.pem(certificate: try restore(certificate, oldCertificate),
-                                          key: try key.map { credential throws(HeraldError) in try restore(credential, oldKey) }))
+            var restoredKey: Credential?
+            if let key { restoredKey = try restore(key, oldKey) }
+            copy.auth = .certificate(.pem(certificate: try restore(certificate, oldCertificate), key: restoredKey))
         case (.certificate(.pkcs12(let bundle, let password)), let old):
             var oldBundle: Credential?
             var oldPassword: String?
