@@ -37,22 +37,34 @@ enum SlowPeerBenchmark {
         logger.logLevel = .error
         let directory = options.scratch + "/herald-slow-peer-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try SQLiteStore(directory: directory)
         let sandbox = SandboxGateway(
             configuration: SandboxConfiguration(host: "127.0.0.1", port: 0, adminHost: "127.0.0.1", adminPort: 0,
                                                 certificatesDirectory: options.certificates),
             logger: logger)
         try await sandbox.start()
-        defer { Task { await sandbox.shutdown() } }
+        let gateway = PushGateway(ledger: StoredTokenLedger(store: store), logger: logger)
+        do {
+            let samples = try await measure(store: store, gateway: gateway, sandbox: sandbox, options: options,
+                                            peerLatency: peerLatency, logger: logger)
+            await gateway.shutdown()
+            await sandbox.shutdown()
+            return samples
+        } catch {
+            await gateway.shutdown()
+            await sandbox.shutdown()
+            throw error
+        }
+    }
 
-        let store = try SQLiteStore(directory: directory)
+    private static func measure(store: SQLiteStore, gateway: PushGateway, sandbox: SandboxGateway, options: Options,
+                                peerLatency: Int, logger: Logger) async throws -> [Double] {
         let app = App(id: PushFixture.bundleID, push: PushFixture.settings(port: sandbox.port, certificates: options.certificates))
         _ = try await store.saveApp(app)
         let tokens = (0..<(2 * groupSize)).map { String(format: "%064x", 0xbe00 + $0) }
         for (index, token) in tokens.enumerated() {
             _ = try await store.saveDevice(Device(appID: app.id, id: "d\(index)", timeZone: "UTC", token: token), now: Date())
         }
-        let gateway = PushGateway(ledger: StoredTokenLedger(store: store), logger: logger)
-        defer { Task { await gateway.shutdown() } }
         let router = DeviceRouter(streams: LiveStreams(), push: PushDeliveryChannel(gateway: gateway, store: store),
                                   ledger: StoredTokenLedger(store: store), store: store)
         let engine = SchedulerEngine(store: store, channel: router, logger: logger)

@@ -61,7 +61,7 @@ public actor DeliveryDispatcher: Service {
         self.logger = logger
     }
 
-    /// Occurrences queued or in flight, for tests and metrics.
+    /// Occurrences queued plus delivery calls in flight: zero when the dispatcher is idle.
     public var backlog: Int { queues.values.reduce(0) { $0 + $1.count } + inFlight.values.reduce(0, +) }
 
     /// Takes firings to deliver and returns once they are queued, without waiting for delivery:

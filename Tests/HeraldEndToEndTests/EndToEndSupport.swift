@@ -230,9 +230,13 @@ final class ServerProcess: @unchecked Sendable {
 
 /// Starts a server on the scratch data directory and a free port, runs `body`, and always stops
 /// the server afterwards.
-func withServer<Value>(in scratch: Scratch, _ body: (ServerProcess) async throws -> Value) async throws -> Value {
-    let server = try await ServerProcess.start(arguments: ["--listen", "127.0.0.1:0", "--data-dir", scratch.dataDirectory],
-                                               in: scratch)
+///
+/// - Parameter arguments: `serve`'s arguments; by default a free port and the scratch data
+///   directory. A body that crashes or stops the server itself is fine: stopping it again is a no-op.
+func withServer<Value>(arguments: [String]? = nil, in scratch: Scratch,
+                       _ body: (ServerProcess) async throws -> Value) async throws -> Value {
+    let server = try await ServerProcess.start(
+        arguments: arguments ?? ["--listen", "127.0.0.1:0", "--data-dir", scratch.dataDirectory], in: scratch)
     do {
         let value = try await body(server)
         await server.stop()

@@ -87,12 +87,10 @@ struct FiringPipelineEndToEndTests {
         for round in 1...10 {
             try await withScratch { scratch in
                 let arguments = ["--listen", "127.0.0.1:0", "--data-dir", scratch.dataDirectory]
-                var server = try await ServerProcess.start(arguments: arguments, in: scratch)
-                let burstStart: Date
-                do {
+                try await withServer(arguments: arguments, in: scratch) { server in
                     let pipeline = Pipeline(server: server)
                     try await pipeline.register(devices: devices)
-                    burstStart = Date().addingTimeInterval(2.5)
+                    let burstStart = Date().addingTimeInterval(2.5)
                     var items: [(device: String, id: String, at: Date)] = []
                     for index in 0..<(devices * perDevice) {
                         // Spread over one second, devices interleaved.
@@ -104,12 +102,8 @@ struct FiringPipelineEndToEndTests {
                     // Die in the middle of the burst.
                     try await Task.sleep(for: .seconds(max(0, burstStart.addingTimeInterval(0.5).timeIntervalSinceNow)))
                     try await server.crash()
-                } catch {
-                    await server.stop()
-                    throw error
                 }
-                server = try await ServerProcess.start(arguments: arguments, in: scratch)
-                do {
+                try await withServer(arguments: arguments, in: scratch) { server in
                     let pipeline = Pipeline(server: server)
                     var seen: [String: Int] = [:]
                     for index in 0..<devices {
@@ -123,10 +117,6 @@ struct FiringPipelineEndToEndTests {
                     let twice = seen.filter { $0.value > 1 }
                     #expect(missing.isEmpty, "round \(round): \(missing.count) occurrences never reached an inbox")
                     #expect(twice.isEmpty, "round \(round): \(twice.count) occurrences reached an inbox twice")
-                    await server.stop()
-                } catch {
-                    await server.stop()
-                    throw error
                 }
             }
         }
@@ -232,11 +222,10 @@ struct FiringPipelineEndToEndTests {
                 let slow = try await keyedHTTP("PUT", admin + "/faults", json: ["latencyMilliseconds": 150])
                 try #require(slow.status == 200, "\(slow.text)")
                 let arguments = ["--listen", "127.0.0.1:0", "--data-dir", scratch.dataDirectory]
-                var server = try await ServerProcess.start(arguments: arguments, in: scratch)
                 let devices = 3
                 let perDevice = 40
                 let token = { (index: Int) in WebhookE2E.token(0x6000 + index) }
-                do {
+                try await withServer(arguments: arguments, in: scratch) { server in
                     let pipeline = Pipeline(server: server)
                     try await pipeline.register(devices: devices, push: [
                         "environment": "https://127.0.0.1:\(sandboxPort)", "caFile": WebhookE2E.certificates + "/dev-ca.pem",
@@ -253,12 +242,8 @@ struct FiringPipelineEndToEndTests {
                     server.child.signal(SIGTERM)
                     let status = await server.child.waitForExit(timeout: .seconds(20))
                     #expect(status == 0, "round \(round): SIGTERM should end the server cleanly, not \(String(describing: status))")
-                } catch {
-                    await server.stop()
-                    throw error
                 }
-                server = try await ServerProcess.start(arguments: arguments, in: scratch)
-                do {
+                try await withServer(arguments: arguments, in: scratch) { server in
                     let pipeline = Pipeline(server: server)
                     for index in 0..<devices {
                         let fired = try await pipeline.settled(pipeline.device(index), count: perDevice)
@@ -271,10 +256,6 @@ struct FiringPipelineEndToEndTests {
                                 "round \(round), device \(index): the sandbox received \(received.count) pushes, not \(perDevice)")
                         #expect(Set(collapseIDs).count == collapseIDs.count, "round \(round): a push was sent twice")
                     }
-                    await server.stop()
-                } catch {
-                    await server.stop()
-                    throw error
                 }
             }
         }

@@ -4,10 +4,10 @@ import HeraldHTTP2
 import Synchronization
 import Testing
 
-/// The committed dev certificates, as TLS settings for the tests' servers and clients.
-enum Certs {
-    static func path(_ name: String) -> String { TestCertificates.path(name) }
+typealias Certs = TestCertificates
 
+/// The committed dev certificates, as TLS settings for the tests' servers and clients.
+extension TestCertificates {
     static var devCA: String { path("dev-ca.pem") }
     static var serverTLS: TLSServerConfiguration {
         TLSServerConfiguration(certificateFile: path("sandbox-server.pem"), keyFile: path("sandbox-server.key"))

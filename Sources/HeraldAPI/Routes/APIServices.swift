@@ -49,3 +49,10 @@ extension Parameters {
         return value
     }
 }
+
+extension Request {
+    /// A header by name, case-insensitively; for names `HTTPField.Name` has no constant for.
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.canonicalName == name.lowercased() }?.value
+    }
+}

@@ -64,7 +64,7 @@ struct HookRoutes {
         let raw = Array(try await services.body.bytes(of: request))
         let timestamp: Int
         do {
-            timestamp = try WebhookSignature.verify(header: Self.header(WebhookSignature.headerName, in: request),
+            timestamp = try WebhookSignature.verify(header: request.header(WebhookSignature.headerName),
                                                     body: raw, secrets: definition.secrets,
                                                     now: Int(services.clock.now().timeIntervalSince1970),
                                                     toleranceSeconds: definition.toleranceSeconds ?? defaultTolerance)
@@ -89,7 +89,7 @@ struct HookRoutes {
         }
         var keys = ["signature:" + WebhookSignature.replayKey(timestamp: timestamp, body: raw)]
         // The signed body's key comes first: an unsigned header can add a key, never replace it.
-        keys += [push?.idempotencyKey, Self.header("Idempotency-Key", in: request)].compactMap { $0.map { "key:" + $0 } }
+        keys += [push?.idempotencyKey, request.header("Idempotency-Key")].compactMap { $0.map { "key:" + $0 } }
         switch try await store.claimIdempotencyKeys(hook: name, keys: keys, now: services.clock.now(),
                                                     retention: Self.idempotencyRetention, lease: claimLease) {
         case .completed(let first)?:
@@ -137,11 +137,6 @@ struct HookRoutes {
     private func release(_ keys: [String], hook: String) async {
         let store = self.store
         await Task { try? await store.releaseIdempotencyKeys(hook: hook, keys: keys) }.value
-    }
-
-    /// A request header by name, case-insensitively.
-    static func header(_ name: String, in request: Request) -> String? {
-        request.headers.first { $0.name.canonicalName == name.lowercased() }?.value
     }
 
     private func definition(named name: String) async throws -> WebhookDefinition {

@@ -105,7 +105,7 @@ struct LifecycleRoutes {
             let (app, device) = try await target(context)
             let foreground = request.uri.queryParameters.get("foreground") == "true"
             // A reconnecting client names the last event it received: the inbox up to it is done.
-            let lastEventID = HookRoutes.header("Last-Event-ID", in: request).flatMap { Int64($0) }
+            let lastEventID = request.header("Last-Event-ID").flatMap { Int64($0) }
             return try await EventStream(store: store, streams: streams, heartbeat: heartbeat)
                 .open(app: app, device: device, foreground: foreground, acknowledging: lastEventID, logger: context.logger)
         }
