@@ -35,6 +35,9 @@ public enum DeliveryResult: Hashable, Sendable {
     case deviceGone
     case notDelivered
 
+    /// The refusal of a firing whose stored content no longer decodes (a corrupt row): final.
+    public static let contentUnreadable = "contentUnreadable"
+
     public var rawValue: String {
         switch self {
         case .recorded: return "recorded"

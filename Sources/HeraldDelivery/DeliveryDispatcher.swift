@@ -45,7 +45,30 @@ public actor DeliveryDispatcher: Service {
     private let configuration: Configuration
     private let logger: Logger
 
-    private var queues: [String: [Work]] = [:]
+    /// A first-in first-out queue that takes chunks off its head without copying the rest.
+    private struct WorkQueue {
+        private var items: [Work] = []
+        private var head = 0
+
+        var count: Int { items.count - head }
+        var isEmpty: Bool { head == items.count }
+
+        mutating func append(_ work: Work) { items.append(work) }
+
+        mutating func take(_ limit: Int) -> [Work] {
+            let end = min(items.count, head + limit)
+            let chunk = Array(items[head..<end])
+            head = end
+            // Drop the taken prefix once it is most of the storage: amortized O(1) per item.
+            if head >= 1024, head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            return chunk
+        }
+    }
+
+    private var queues: [String: WorkQueue] = [:]
     private var inFlight: [String: Int] = [:]
     private var running: [UUID: Task<Void, Never>] = [:]
     private var unsaved: [CompletedDelivery] = []
@@ -110,15 +133,14 @@ public actor DeliveryDispatcher: Service {
 
     private func accept(_ work: [Work]) {
         guard !stopping else { return }  // left pending in the log: the next start hands it over
-        for item in work { queues[item.fired.device.appID, default: []].append(item) }
+        for item in work { queues[item.fired.device.appID, default: WorkQueue()].append(item) }
         for app in Set(work.map(\.fired.device.appID)) { startWork(app) }
     }
 
     private func startWork(_ app: String) {
         while !stopping, inFlight[app, default: 0] < configuration.perAppConcurrency,
-              let queue = queues[app], !queue.isEmpty {
-            let chunk = Array(queue.prefix(configuration.chunkSize))
-            queues[app] = Array(queue.dropFirst(chunk.count))
+              queues[app]?.isEmpty == false {
+            let chunk = queues[app, default: WorkQueue()].take(configuration.chunkSize)
             if queues[app]?.isEmpty == true { queues[app] = nil }
             inFlight[app, default: 0] += 1
             let id = UUID()

@@ -26,26 +26,39 @@ public struct DeviceRouter: DeliveryChannel {
         var live: [Int] = []
         var pushIndices: [Int] = []
         var held: [Int] = []
+        // One call each for the batch, not one per occurrence: which devices stream, which apps
+        // push, which tokens are dead.
+        let streaming = await streams.connected(batch.map(\.device))
         var apps: [String: App?] = [:]
+        var tokensByApp: [String: Set<String>] = [:]
+        for fired in batch where apps[fired.device.appID] == nil {
+            apps[fired.device.appID] = try? await store.app(id: fired.device.appID)
+        }
+        for (index, fired) in batch.enumerated() where !(fired.device.state == .active && streaming[index]) {
+            if let token = fired.device.token, apps[fired.device.appID]??.push != nil {
+                tokensByApp[fired.device.appID, default: []].insert(token)
+            }
+        }
+        var deadByApp: [String: Set<String>] = [:]
+        for (app, tokens) in tokensByApp { deadByApp[app] = await ledger.invalid(appID: app, among: tokens) }
         for (index, fired) in batch.enumerated() {
             let device = fired.device
-            if device.state == .active, await streams.isConnected(appID: device.appID, deviceID: device.id) {
+            if device.state == .active, streaming[index] {
                 live.append(index)
-                continue
-            }
-            if apps[device.appID] == nil { apps[device.appID] = try? await store.app(id: device.appID) }
-            let pushable = apps[device.appID]??.push != nil && device.token != nil
-            if pushable, let token = device.token, await !ledger.isInvalid(appID: device.appID, token: token) {
+            } else if apps[device.appID]??.push != nil, let token = device.token,
+                      deadByApp[device.appID]?.contains(token) != true {
                 pushIndices.append(index)
             } else {
                 held.append(index)
             }
         }
+        // Content is decoded here, on the dispatcher's task, not in the timer's claim.
+        let liveItems: [InboxItem]
+        (live, liveItems) = Self.inboxItems(live, of: batch, outcomes: &outcomes)
         if !live.isEmpty {
             // Stored first, then streamed with its sequence id: it stays until the client
             // acknowledges it, so a stream that drops mid-write loses nothing.
-            let sequences = (try? await store.holdInInbox(live.map { Self.inboxItem(batch[$0]) }))
-                ?? Array(repeating: nil, count: live.count)
+            let sequences = (try? await store.holdInInbox(liveItems)) ?? Array(repeating: nil, count: live.count)
             for (index, sequence) in zip(live, sequences) {
                 let device = batch[index].device
                 guard sequence != nil else {
@@ -69,9 +82,11 @@ public struct DeviceRouter: DeliveryChannel {
                 }
             }
         }
+        let heldItems: [InboxItem]
+        (held, heldItems) = Self.inboxItems(held, of: batch, outcomes: &outcomes)
         guard !held.isEmpty else { return outcomes }
         do {
-            try await store.holdInInbox(held.map { Self.inboxItem(batch[$0]) })
+            try await store.holdInInbox(heldItems)
             for index in held { outcomes[index] = DeliveryOutcome(.inbox, .held) }
         } catch {
             for index in held { outcomes[index] = DeliveryOutcome(.inbox, .failed("failed")) }
@@ -79,7 +94,21 @@ public struct DeviceRouter: DeliveryChannel {
         return outcomes
     }
 
-    static func inboxItem(_ fired: FiredOccurrence) -> InboxItem {
-        InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: fired.content, firedAt: fired.firedAt)
+    /// The inbox items for `batch[indices]`, and the indices whose content decoded; the others'
+    /// outcomes become a final refusal (a corrupt row: sending it again would not help).
+    static func inboxItems(_ indices: [Int], of batch: [FiredOccurrence],
+                           outcomes: inout [DeliveryOutcome]) -> (indices: [Int], items: [InboxItem]) {
+        var kept: [Int] = []
+        var items: [InboxItem] = []
+        for index in indices {
+            let fired = batch[index]
+            guard let content = try? fired.content() else {
+                outcomes[index] = DeliveryOutcome(.none, .refused(DeliveryResult.contentUnreadable))
+                continue
+            }
+            kept.append(index)
+            items.append(InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: content, firedAt: fired.firedAt))
+        }
+        return (kept, items)
     }
 }

@@ -50,6 +50,11 @@ public actor LiveStreams {
         _ = subscribers[DeviceKey(appID: appID, deviceID: deviceID)]?[id]?.yield(.heartbeat)
     }
 
+    /// For each device, whether it has a live stream: one call for a delivery batch.
+    public func connected(_ devices: [Device]) -> [Bool] {
+        devices.map { subscribers[DeviceKey(appID: $0.appID, deviceID: $0.id)] != nil }
+    }
+
     public func isConnected(appID: String, deviceID: String) -> Bool {
         subscribers[DeviceKey(appID: appID, deviceID: deviceID)] != nil
     }

@@ -34,11 +34,15 @@ public struct PushDeliveryChannel: DeliveryChannel {
                     outcomes[index] = DeliveryOutcome(.none, .noDeviceToken)
                     continue
                 }
+                guard let content = try? fired.content() else {
+                    outcomes[index] = DeliveryOutcome(.push, .refused(DeliveryResult.contentUnreadable))
+                    continue
+                }
                 do {
                     let pushID = Self.pushID(for: fired.occurrence)
                     pushes.append(try APNsPush(token: token, type: .alert, bundleID: app.id, id: pushID,
                                                collapseID: Self.collapseID(for: fired.occurrence, pushID: pushID),
-                                               aps: fired.content.aps, custom: fired.content.userInfo ?? [:]))
+                                               aps: content.aps, custom: content.userInfo ?? [:]))
                     pushIndices.append(index)
                 } catch {
                     outcomes[index] = DeliveryOutcome(.push, .refused(error.reason))

@@ -15,6 +15,10 @@ public struct StoredTokenLedger: TokenLedger {
         (try? await store.invalidToken(appID: appID, token: token)) != nil
     }
 
+    public func invalid(appID: String, among tokens: Set<String>) async -> Set<String> {
+        (try? await store.invalidTokens(appID: appID, among: tokens)) ?? []
+    }
+
     public func invalidate(_ token: InvalidToken) async -> Bool {
         var payload: [String: JSONValue] = ["app": .string(token.appID), "token": .string(token.token),
                                             "reason": .string(token.reason)]

@@ -91,8 +91,8 @@ public actor SchedulerEngine: Service {
         let now = clock.now()
         let occurrence = Occurrence(appID: device.appID, deviceID: device.id, notificationID: notificationID,
                                     index: 0, scheduledFor: now, late: false, missed: 0)
-        let outcome = await channel.deliver([FiredOccurrence(occurrence: occurrence, content: content, device: device,
-                                                             firedAt: now)]).first
+        let outcome = await channel.deliver([try FiredOccurrence(occurrence: occurrence, content: content, device: device,
+                                                                 firedAt: now)]).first
             ?? .notDelivered
         let delivery = Delivery(occurrenceID: occurrence.id, appID: device.appID, deviceID: device.id,
                                 notificationID: notificationID, scheduledFor: now, firedAt: now, late: false, missed: 0,
@@ -159,8 +159,7 @@ public actor SchedulerEngine: Service {
         do {
             let claim = try await store.claimDue(until: Date(millisecondsSince1970: windowEnd), firedAt: now,
                                                  limit: configuration.maximumBatch) { due in
-                FiringDecision.decide(due.notification, deviceTimeZone: zones.zone(due.device.timeZone), now: now,
-                                      lateAfter: lateAfter)
+                due.decision(deviceTimeZone: zones.zone(due.device.timeZone), now: now, lateAfter: lateAfter)
             }
             for entry in claim.armed { timers.insert(entry) }
             // Cut short by the batch limit: look again at once.

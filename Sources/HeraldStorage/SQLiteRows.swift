@@ -37,6 +37,18 @@ extension SQLiteStore {
     }
 
     static func notification(from row: Row) throws -> LocalNotification {
+        let schedule = try Self.schedule(from: row)
+        let contentText: String = row[9]
+        let content = try JSONDecoder().decode(NotificationContent.self, from: Data(contentText.utf8))
+        return LocalNotification(appID: row[0], deviceID: row[1], id: row[2], fireDate: schedule.fireDate,
+                                 timeZone: schedule.timeZone, repeatRule: schedule.repeatRule,
+                                 content: content, nextIndex: row[10],
+                                 nextFireDate: Date(millisecondsSince1970: row[11]))
+    }
+
+    /// The schedule columns of a row read with ``notificationColumns``: all a firing decision
+    /// needs, without decoding the content.
+    static func schedule(from row: Row) throws -> NotificationSchedule {
         let fireDateText: String = row[3]
         let fireDate: FireDate
         if let instant = RFC3339.instant(from: fireDateText) {
@@ -58,12 +70,7 @@ extension SQLiteStore {
             }
             repeatRule = RepeatRule(unit: unit, every: row[6] ?? 1, end: end)
         }
-        let contentText: String = row[9]
-        let content = try JSONDecoder().decode(NotificationContent.self, from: Data(contentText.utf8))
-        return LocalNotification(appID: row[0], deviceID: row[1], id: row[2], fireDate: fireDate,
-                                 timeZone: FireTimeZone(fieldValue: row[4]), repeatRule: repeatRule,
-                                 content: content, nextIndex: row[10],
-                                 nextFireDate: Date(millisecondsSince1970: row[11]))
+        return NotificationSchedule(fireDate: fireDate, timeZone: FireTimeZone(fieldValue: row[4]), repeatRule: repeatRule)
     }
 
     static func delivery(from row: Row) -> Delivery {

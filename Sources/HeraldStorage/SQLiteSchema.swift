@@ -199,6 +199,11 @@ extension SQLiteStore {
         migrator.registerMigration("v7: no fired_at index on the fire log (it slowed every firing)") { db in
             try db.execute(sql: "DROP INDEX IF EXISTS delivery_by_fired_at")
         }
+        migrator.registerMigration("v8: no second per-device index on notifications") { db in
+            // UNIQUE (app_id, device_id, id) already serves every per-device read (at most 128
+            // rows, sorted in memory); this one only cost every schedule, firing and advance.
+            try db.execute(sql: "DROP INDEX IF EXISTS notification_by_device")
+        }
         return migrator
     }
 }

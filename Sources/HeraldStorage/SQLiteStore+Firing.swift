@@ -28,11 +28,13 @@ extension SQLiteStore {
                 """)
             var claim = FiringClaim(fired: [], armed: [], more: rows.count == limit)
             for row in rows {
-                let notification = try Self.notification(from: row)
+                let appID: String = row[0], deviceID: String = row[1], notificationID: String = row[2]
                 let key: Int64 = row[Self.notificationColumnCount]
                 let generation: Int64 = row[Self.notificationColumnCount + 1]
                 let device = try Self.device(from: row, offset: Self.notificationColumnCount + 2)
-                switch decide(DueNotification(key: key, notification: notification, device: device)) {
+                let due = DueNotification(key: key, schedule: try Self.schedule(from: row), nextIndex: row[10],
+                                          nextFireDate: Date(millisecondsSince1970: row[11]), device: device)
+                switch decide(due) {
                 case .ended:
                     try remove.execute(arguments: [key])
                 case .notYetDue(let next):
@@ -40,20 +42,21 @@ extension SQLiteStore {
                     try advance.execute(arguments: [next.index, fireAt, key])
                     claim.armed.append(TimerEntry(fireAt: fireAt, key: key))
                 case .fire(let plan):
-                    let occurrence = Occurrence(appID: notification.appID, deviceID: notification.deviceID,
-                                                notificationID: notification.id, index: plan.index,
-                                                scheduledFor: plan.scheduledFor, late: plan.late, missed: plan.missed)
-                    // The stored text as it is: the log keeps exactly what was scheduled.
+                    let occurrence = Occurrence(appID: appID, deviceID: deviceID, notificationID: notificationID,
+                                                index: plan.index, scheduledFor: plan.scheduledFor, late: plan.late,
+                                                missed: plan.missed)
+                    // The stored text as it is, not decoded here: the log keeps exactly what was
+                    // scheduled, and whoever delivers it decodes it, off the writer.
                     let content: String = row[9]
                     try log.execute(arguments: [
-                        occurrence.id, occurrence.appID, occurrence.deviceID, occurrence.notificationID,
+                        occurrence.id, appID, deviceID, notificationID,
                         plan.scheduledFor.millisecondsSince1970, firedAt.millisecondsSince1970, plan.late, plan.missed,
                         content, key, generation, plan.index,
                     ])
                     // The unique occurrence refused a second firing: nothing to hand over again.
                     if db.changesCount > 0 {
                         claim.fired.append(FiredOccurrence(logID: db.lastInsertedRowID, occurrence: occurrence,
-                                                           content: notification.content, device: device, firedAt: firedAt))
+                                                           contentJSON: content, device: device, firedAt: firedAt))
                     }
                     if let next = plan.next {
                         let fireAt = next.date.millisecondsSince1970
@@ -85,9 +88,7 @@ extension SQLiteStore {
                 let logID: Int64 = row[0]
                 let contentText: String? = row[10]
                 let deviceID: String? = row[11]
-                guard let contentText, deviceID != nil,
-                      let content = try? JSONDecoder().decode(NotificationContent.self, from: Data(contentText.utf8))
-                else {
+                guard let contentText, deviceID != nil else {
                     orphaned.append(logID)
                     continue
                 }
@@ -96,7 +97,7 @@ extension SQLiteStore {
                 let occurrence = Occurrence(appID: row[2], deviceID: row[3], notificationID: row[4],
                                             index: index ?? Occurrence.index(fromID: occurrenceID),
                                             scheduledFor: Date(millisecondsSince1970: row[5]), late: row[7], missed: row[8])
-                fired.append(FiredOccurrence(logID: logID, occurrence: occurrence, content: content,
+                fired.append(FiredOccurrence(logID: logID, occurrence: occurrence, contentJSON: contentText,
                                              device: try Self.device(from: row, offset: 11),
                                              firedAt: Date(millisecondsSince1970: row[6])))
             }

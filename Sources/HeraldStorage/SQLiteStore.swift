@@ -336,6 +336,18 @@ public final class SQLiteStore: HeraldStore {
         }
     }
 
+    public func invalidTokens(appID: String, among tokens: Set<String>) async throws -> Set<String> {
+        guard !tokens.isEmpty else { return [] }
+        return try await pool.read { db in
+            let probe = try db.cachedStatement(sql: "SELECT 1 FROM invalid_token WHERE app_id = ? AND token = ?")
+            var invalid: Set<String> = []
+            for token in tokens where try Bool.fetchOne(probe, arguments: [appID, token]) ?? false {
+                invalid.insert(token)
+            }
+            return invalid
+        }
+    }
+
     public func feedbackEvents(after key: Int64, limit: Int) async throws -> [(key: Int64, event: FeedbackEvent)] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: """

@@ -105,6 +105,8 @@ public protocol DeliveryStore: Sendable {
     @discardableResult
     func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws -> Bool
     func invalidToken(appID: String, token: String) async throws -> InvalidToken?
+    /// Which of `tokens` are known dead for the app: one read for a whole delivery batch.
+    func invalidTokens(appID: String, among tokens: Set<String>) async throws -> Set<String>
 }
 
 /// Signed inbound hooks: their definitions, and the idempotency and replay records.
@@ -175,8 +177,17 @@ public struct ScheduleResult: Sendable {
 /// A notification whose timer came due, with the device facts firing needs.
 public struct DueNotification: Sendable {
     public var key: Int64
-    public var notification: LocalNotification
+    public var schedule: NotificationSchedule
+    /// The stored next occurrence: its index and instant.
+    public var nextIndex: Int
+    public var nextFireDate: Date
     public var device: Device
+
+    /// ``FiringDecision`` for this row.
+    public func decision(deviceTimeZone: TimeZone, now: Date, lateAfter: TimeInterval) -> FiringDecision {
+        FiringDecision.decide(schedule, nextIndex: nextIndex, nextFireDate: nextFireDate,
+                              deviceTimeZone: deviceTimeZone, now: now, lateAfter: lateAfter)
+    }
 }
 
 /// What one claim fired and re-armed.

@@ -14,8 +14,8 @@ struct PushDeliveryChannelTests {
                                              userInfo: ["alarmId": .string("a1")])
 
     static func fired(_ device: Device, notificationID: String = "wake", index: Int = 0,
-                      content: NotificationContent = PushDeliveryChannelTests.content) -> FiredOccurrence {
-        FiredOccurrence(occurrence: Occurrence(appID: device.appID, deviceID: device.id, notificationID: notificationID,
+                      content: NotificationContent = PushDeliveryChannelTests.content) throws -> FiredOccurrence {
+        try FiredOccurrence(occurrence: Occurrence(appID: device.appID, deviceID: device.id, notificationID: notificationID,
                                                index: index, scheduledFor: Date(), late: false, missed: 0),
                         content: content, device: device)
     }
@@ -39,7 +39,7 @@ struct PushDeliveryChannelTests {
                 let device = Device(appID: app.id, id: "phone", timeZone: "Europe/Paris", token: token)
                 _ = try await store.saveDevice(device, now: Date())
 
-                let outcomes = await channel.deliver([Self.fired(device)])
+                let outcomes = await channel.deliver([try Self.fired(device)])
                 try #require(outcomes.count == 1)
                 let outcome = outcomes[0]
                 #expect(outcome.channel == "push")
@@ -74,10 +74,10 @@ struct PushDeliveryChannelTests {
                 let device = Device(appID: app.id, id: "phone", timeZone: "UTC", token: token)
                 _ = try await store.saveDevice(device, now: Date())
 
-                let first = await channel.deliver([Self.fired(device, index: 3)])
-                let again = await channel.deliver([Self.fired(device, index: 3)])
-                let next = await channel.deliver([Self.fired(device, index: 4)])
-                let other = await channel.deliver([Self.fired(device, notificationID: "other", index: 3)])
+                let first = await channel.deliver([try Self.fired(device, index: 3)])
+                let again = await channel.deliver([try Self.fired(device, index: 3)])
+                let next = await channel.deliver([try Self.fired(device, index: 4)])
+                let other = await channel.deliver([try Self.fired(device, notificationID: "other", index: 3)])
 
                 let ids = sandbox.inbox(token).map(\.apnsId)
                 try #require(ids.count == 4)
@@ -134,7 +134,7 @@ struct PushDeliveryChannelTests {
                 let live = Device(appID: app.id, id: "phone", timeZone: "UTC", token: deviceToken(804))
                 let huge = NotificationContent(alert: .init(title: "Too long", body: String(repeating: "x", count: 5000)))
 
-                let outcomes = await channel.deliver([Self.fired(tokenless), Self.fired(gone), Self.fired(live, content: huge),
+                let outcomes = await channel.deliver(try [Self.fired(tokenless), Self.fired(gone), Self.fired(live, content: huge),
                                                       Self.fired(live, notificationID: "fits")])
                 #expect(outcomes[0] == DeliveryOutcome(.none, .noDeviceToken))
                 #expect(outcomes[1].channel == "push")
@@ -146,7 +146,7 @@ struct PushDeliveryChannelTests {
                 #expect(outcomes[3].outcome == "sent")
                 #expect(sandbox.everything.count == 1, "only the push that fits reached APNs")
 
-                let again = await channel.deliver([Self.fired(gone, index: 1)])
+                let again = await channel.deliver([try Self.fired(gone, index: 1)])
                 #expect(again[0].outcome == "tokenInvalidated", "a dead token is not pushed to again")
             }
         }
@@ -161,7 +161,7 @@ struct PushDeliveryChannelTests {
                 try await withPushGateway { gateway in
                     let channel = PushDeliveryChannel(gateway: gateway, store: store)
                     let device = Device(appID: app.id, id: "phone", timeZone: "UTC", token: deviceToken(805))
-                    let outcomes = await channel.deliver([Self.fired(device)])
+                    let outcomes = await channel.deliver([try Self.fired(device)])
                     #expect(outcomes == [DeliveryOutcome.recorded])
                     #expect(sandbox.everything.isEmpty)
                 }

@@ -129,7 +129,7 @@ struct DeliveryDispatcherTests {
         _ = try await fixture.schedule("once", app: "com.example.fast", in: 10)
         let at = TwoAppFixture.start.addingTimeInterval(10)
         _ = try await fixture.store.claimDue(until: at, firedAt: at, limit: 10) { due in
-            FiringDecision.decide(due.notification, deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
+            due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
         }
         // The one-shot is gone from the schedule; the log alone still knows what to deliver.
         #expect(try await fixture.store.notifications(appID: "com.example.fast", deviceID: "phone").isEmpty)

@@ -197,7 +197,7 @@ struct SchedulerEngineTests {
         // A firing committed to the fire log, as if the process died before the dispatcher ran.
         let at = EngineFixture.start.addingTimeInterval(10)
         let claim = try await fixture.store.claimDue(until: at, firedAt: at, limit: 10) { due in
-            FiringDecision.decide(due.notification, deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
+            due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
         }
         try #require(claim.fired.count == 1)
         #expect(fixture.channel.occurrences.isEmpty)

@@ -112,7 +112,7 @@ struct SQLiteStoreTests {
         _ = try await temporary.store.schedule(sampleNotification("a", at: now.addingTimeInterval(999)), now: now)
         let at = now.addingTimeInterval(60)
         let claim = try await temporary.store.claimDue(until: at, firedAt: at, limit: 100) { due in
-            FiringDecision.decide(due.notification, deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
+            due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
         }
         #expect(claim.fired.isEmpty)
         let stored = try await temporary.store.notification(appID: "com.example.app", deviceID: "phone", id: "a")
@@ -126,7 +126,7 @@ struct SQLiteStoreTests {
             sampleNotification("a", at: now.addingTimeInterval(60), repeatRule: RepeatRule(unit: .hour)), now: now)
         let at = now.addingTimeInterval(60)
         let decide: @Sendable (DueNotification) -> FiringDecision = { due in
-            FiringDecision.decide(due.notification, deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
+            due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
         }
         let first = try await temporary.store.claimDue(until: at, firedAt: at, limit: 100, decide: decide)
         let second = try await temporary.store.claimDue(until: at, firedAt: at, limit: 100, decide: decide)
@@ -136,7 +136,7 @@ struct SQLiteStoreTests {
         #expect(second.fired.isEmpty)
         let (unfinished, orphaned) = try await temporary.store.unfinishedFirings()
         #expect(unfinished.map(\.occurrence.id) == ["a#0"], "the firing waits in the log with its content")
-        #expect(unfinished.first?.content.alert.body == first.fired.first?.content.alert.body)
+        #expect(try unfinished.first?.content().alert.body == first.fired.first?.content().alert.body)
         #expect(orphaned.isEmpty)
     }
 
@@ -170,7 +170,7 @@ struct SQLiteStoreTests {
         _ = try await temporary.store.schedule(notification, now: now)
         let claimAt = firstFire
         let claim = try await temporary.store.claimDue(until: claimAt, firedAt: claimAt, limit: 10) { due in
-            FiringDecision.decide(due.notification, deviceTimeZone: TimeZone(identifier: "Asia/Tokyo")!, now: claimAt,
+            due.decision(deviceTimeZone: TimeZone(identifier: "Asia/Tokyo")!, now: claimAt,
                                   lateAfter: 1)
         }
         #expect(claim.fired.map(\.occurrence.id) == ["daily#0"])

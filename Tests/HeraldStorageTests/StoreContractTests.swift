@@ -68,7 +68,7 @@ private func claimAll(_ store: any HeraldStore, at offset: TimeInterval, limit: 
     var fired: [FiredOccurrence] = []
     while true {
         let claim = try await store.claimDue(until: now, firedAt: now, limit: limit) { due in
-            FiringDecision.decide(due.notification, deviceTimeZone: TimeZone(identifier: "UTC")!, now: now, lateAfter: 1)
+            due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: now, lateAfter: 1)
         }
         fired += claim.fired
         if !claim.more { return fired }
@@ -157,7 +157,7 @@ struct StoreContractTests {
         let (unfinished, orphaned) = try await subject.store.unfinishedFirings()
         #expect(orphaned.isEmpty)
         #expect(Set(unfinished.map(\.occurrence.id)) == Set((0..<50).map { "n\($0)#0" }))
-        #expect(unfinished.allSatisfy { $0.content.alert.body == $0.occurrence.notificationID })
+        #expect(unfinished.allSatisfy { (try? $0.content())?.alert.body == $0.occurrence.notificationID })
         try await subject.store.completeDeliveries(unfinished.map {
             CompletedDelivery(deliveryID: $0.logID!, channel: "recorded", outcome: "recorded")
         })
@@ -169,7 +169,7 @@ struct StoreContractTests {
         let subject = try await prepare(backend)
         _ = try await subject.store.schedule(oneShot("n", at: 10), now: start)
         let fired = try #require(try await claimAll(subject.store, at: 10).first)
-        let item = InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: fired.content, firedAt: fired.firedAt)
+        let item = InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: try fired.content(), firedAt: fired.firedAt)
         for _ in 0..<3 { try await subject.store.holdInInbox([item]) }
         let woken = try await subject.store.setState(appID: app, deviceID: "d0", state: .background, drain: true,
                                                      catalog: try EventCatalog(customKinds: []))

@@ -53,8 +53,10 @@ struct EventStream {
                         try await writer.write(Self.frame("system", CoalescedResource(CoalescedNotification(
                             kind: event.kind, key: event.key, value: event.value, count: 1))))
                     case .notification(let fired, let sequence):
+                        // Held in the inbox before it was streamed, so its content decoded then.
+                        guard let content = try? fired.content() else { continue }
                         try await writer.write(Self.frame("notification", PresentedNotificationResource(
-                            occurrence: fired.occurrence, content: fired.content, firedAt: fired.firedAt, seq: sequence),
+                            occurrence: fired.occurrence, content: content, firedAt: fired.firedAt, seq: sequence),
                             id: sequence))
                     case .heartbeat:
                         try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))

@@ -14,7 +14,8 @@ public enum FiringDecision: Hashable, Sendable {
     /// The series has no occurrence at the stored index: it ended; remove it.
     case ended
 
-    /// Decides for `notification` at `now`.
+    /// Decides for a notification with `schedule` whose stored next occurrence is `nextIndex`
+    /// at `nextFireDate`, at `now`.
     ///
     /// An occurrence stored as due within the batch window fires at its stored instant rather
     /// than waiting for the clock to reach it, so a batch fires together.
@@ -22,15 +23,15 @@ public enum FiringDecision: Hashable, Sendable {
     /// - Parameters:
     ///   - deviceTimeZone: the device's zone, for floating notifications.
     ///   - lateAfter: how far past its instant an occurrence must be to count as late.
-    public static func decide(_ notification: LocalNotification, deviceTimeZone: TimeZone, now: Date,
-                              lateAfter: TimeInterval) -> FiringDecision {
-        let recurrence = notification.recurrence(deviceTimeZone: deviceTimeZone)
-        guard let dueDate = recurrence.occurrence(notification.nextIndex) else { return .ended }
-        let evaluatedAt = max(now, notification.nextFireDate)
+    public static func decide(_ schedule: NotificationSchedule, nextIndex: Int, nextFireDate: Date,
+                              deviceTimeZone: TimeZone, now: Date, lateAfter: TimeInterval) -> FiringDecision {
+        let recurrence = schedule.recurrence(deviceTimeZone: deviceTimeZone)
+        guard let dueDate = recurrence.occurrence(nextIndex) else { return .ended }
+        let evaluatedAt = max(now, nextFireDate)
         guard dueDate <= evaluatedAt else {
-            return .notYetDue(FiringPlan.Next(index: notification.nextIndex, date: dueDate))
+            return .notYetDue(FiringPlan.Next(index: nextIndex, date: dueDate))
         }
-        guard let plan = FiringPlan.plan(recurrence, dueIndex: notification.nextIndex, now: evaluatedAt,
+        guard let plan = FiringPlan.plan(recurrence, dueIndex: nextIndex, now: evaluatedAt,
                                          lateAfter: lateAfter) else { return .ended }
         return .fire(plan)
     }
