@@ -27,7 +27,31 @@ public struct WakeResult: Sendable {
     /// True when the device went from asleep to awake (or was woken explicitly).
     public var woke: Bool
     public var notifications: [CoalescedNotification]
+    /// The sequence id that acknowledges `notifications`; nil when there were none.
+    public var backlogSequence: Int64?
     public var inbox: [InboxItem]
+
+    public init(device: Device, woke: Bool, notifications: [CoalescedNotification] = [], backlogSequence: Int64? = nil,
+                inbox: [InboxItem] = []) {
+        self.device = device
+        self.woke = woke
+        self.notifications = notifications
+        self.backlogSequence = backlogSequence
+        self.inbox = inbox
+    }
+}
+
+/// What one acknowledgement removed.
+public struct Acknowledgement: Hashable, Sendable {
+    /// Inbox items removed.
+    public var inboxItems: Int
+    /// Whether it acknowledged the backlog hand-over.
+    public var backlog: Bool
+
+    public init(inboxItems: Int, backlog: Bool) {
+        self.inboxItems = inboxItems
+        self.backlog = backlog
+    }
 }
 
 /// What happened to a batch of reported events.

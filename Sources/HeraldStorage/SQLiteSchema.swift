@@ -204,6 +204,14 @@ extension SQLiteStore {
             // rows, sorted in memory); this one only cost every schedule, firing and advance.
             try db.execute(sql: "DROP INDEX IF EXISTS notification_by_device")
         }
+        migrator.registerMigration("v9: the coalesced backlog stays until its hand-over is acknowledged") { db in
+            try db.execute(sql: """
+                -- While a hand-over waits for its acknowledgement: the backlog as of the last
+                -- acknowledged one, with every event since, and the waiting hand-over's id.
+                ALTER TABLE device_events ADD COLUMN unacknowledged TEXT;
+                ALTER TABLE device_events ADD COLUMN handed_seq INTEGER;
+                """)
+        }
         return migrator
     }
 }

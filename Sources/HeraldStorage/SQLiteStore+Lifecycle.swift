@@ -9,7 +9,7 @@ extension SQLiteStore {
                          catalog: EventCatalog, acknowledging upTo: Int64?) async throws -> WakeResult {
         try await pool.write { db in
             var device = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
-            if let upTo { try Self.acknowledgeInbox(db, appID: appID, deviceID: deviceID, upTo: upTo) }
+            if let upTo { try Self.acknowledge(db, appID: appID, deviceID: deviceID, upTo: upTo) }
             guard device.state.canMove(to: state) else {
                 throw HeraldError.invalid("invalidTransition", "a device cannot go from \(device.state.rawValue) to \(state.rawValue)")
             }
@@ -17,12 +17,13 @@ extension SQLiteStore {
             device.state = state
             try db.execute(sql: "UPDATE device SET state = ? WHERE app_id = ? AND id = ?",
                            arguments: [state.rawValue, appID, deviceID])
-            guard woke else { return WakeResult(device: device, woke: false, notifications: [], inbox: []) }
-            var queue = try Self.eventQueue(db, appID: appID, deviceID: deviceID)
-            let notifications = queue.drain(catalog: catalog)
-            try Self.saveEventQueue(db, queue, appID: appID, deviceID: deviceID)
+            guard woke else { return WakeResult(device: device, woke: false) }
+            var backlog = try Self.backlog(db, appID: appID, deviceID: deviceID)
+            let handed = try backlog.handOver(catalog: catalog, sequence: try Self.nextHandOverSequence(db))
+            try Self.saveBacklog(db, backlog, appID: appID, deviceID: deviceID)
             let inbox = try Self.unacknowledgedInbox(db, appID: appID, deviceID: deviceID)
-            return WakeResult(device: device, woke: true, notifications: notifications, inbox: inbox)
+            return WakeResult(device: device, woke: true, notifications: handed.batch, backlogSequence: handed.sequence,
+                              inbox: inbox)
         }
     }
 
@@ -30,18 +31,18 @@ extension SQLiteStore {
                              connected: Bool) async throws -> EventIngestion {
         try await pool.write { db in
             let device = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
-            var queue = try Self.eventQueue(db, appID: appID, deviceID: deviceID)
+            var backlog = try Self.backlog(db, appID: appID, deviceID: deviceID)
             let live = device.state.isAwake && connected
             for event in events {
                 if live {
-                    try queue.deliveredLive(event, catalog: catalog)
+                    try backlog.deliveredLive(event, catalog: catalog)
                 } else {
-                    try queue.ingest(event, catalog: catalog)
+                    try backlog.ingest(event, catalog: catalog)
                 }
             }
-            try Self.saveEventQueue(db, queue, appID: appID, deviceID: deviceID)
+            try Self.saveBacklog(db, backlog, appID: appID, deviceID: deviceID)
             return EventIngestion(device: device, live: live ? events.map { (try? catalog.validate($0)) ?? $0 } : [],
-                                  queued: live ? 0 : events.count, backlog: queue.pendingCount)
+                                  queued: live ? 0 : events.count, backlog: backlog.pendingCount)
         }
     }
 
@@ -49,7 +50,7 @@ extension SQLiteStore {
     public func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification] {
         try await pool.read { db in
             _ = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
-            return try Self.eventQueue(db, appID: appID, deviceID: deviceID).preview(catalog: catalog)
+            return try Self.backlog(db, appID: appID, deviceID: deviceID).preview(catalog: catalog)
         }
     }
 
@@ -115,33 +116,58 @@ extension SQLiteStore {
         return try device(from: row)
     }
 
-    static func eventQueue(_ db: Database, appID: String, deviceID: String) throws -> DeviceEventQueue {
-        guard let text = try String.fetchOne(db, sql: "SELECT queue FROM device_events WHERE app_id = ? AND device_id = ?",
-                                             arguments: [appID, deviceID]) else { return DeviceEventQueue() }
-        return try JSONDecoder().decode(DeviceEventQueue.self, from: Data(text.utf8))
+    static func backlog(_ db: Database, appID: String, deviceID: String) throws -> AcknowledgedBacklog {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT queue, unacknowledged, handed_seq FROM device_events WHERE app_id = ? AND device_id = ?
+            """, arguments: [appID, deviceID]) else { return AcknowledgedBacklog() }
+        func queue(_ text: String?) throws -> DeviceEventQueue? {
+            try text.map { try JSONDecoder().decode(DeviceEventQueue.self, from: Data($0.utf8)) }
+        }
+        return AcknowledgedBacklog(queue: try queue(row[0]) ?? DeviceEventQueue(), unacknowledged: try queue(row[1]),
+                                   handedSequence: row[2])
     }
 
-    static func saveEventQueue(_ db: Database, _ queue: DeviceEventQueue, appID: String, deviceID: String) throws {
-        let text = String(decoding: try encoder.encode(queue), as: UTF8.self)
+    static func saveBacklog(_ db: Database, _ backlog: AcknowledgedBacklog, appID: String, deviceID: String) throws {
+        func text(_ queue: DeviceEventQueue?) throws -> String? {
+            try queue.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        }
         try db.execute(sql: """
-            INSERT INTO device_events (app_id, device_id, queue) VALUES (?, ?, ?)
-            ON CONFLICT(app_id, device_id) DO UPDATE SET queue = excluded.queue
-            """, arguments: [appID, deviceID, text])
+            INSERT INTO device_events (app_id, device_id, queue, unacknowledged, handed_seq) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(app_id, device_id) DO UPDATE SET queue = excluded.queue,
+                unacknowledged = excluded.unacknowledged, handed_seq = excluded.handed_seq
+            """, arguments: [appID, deviceID, try text(backlog.queue), try text(backlog.unacknowledged),
+                             backlog.handedSequence])
     }
 
-    public func acknowledgeInbox(appID: String, deviceID: String, upTo: Int64) async throws -> Int {
+    /// The next id of the one increasing series that inbox items and backlog hand-overs share
+    /// (the inbox's AUTOINCREMENT counter), so one cursor acknowledges both.
+    static func nextHandOverSequence(_ db: Database) throws -> Int64 {
+        try db.execute(sql: """
+            INSERT INTO sqlite_sequence (name, seq) SELECT 'device_inbox', 0
+            WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'device_inbox')
+            """)
+        try db.execute(sql: "UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = 'device_inbox'")
+        return try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'device_inbox'") ?? 0
+    }
+
+    public func acknowledge(appID: String, deviceID: String, upTo: Int64) async throws -> Acknowledgement {
         try await pool.write { db in
             _ = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
-            return try Self.acknowledgeInbox(db, appID: appID, deviceID: deviceID, upTo: upTo)
+            return try Self.acknowledge(db, appID: appID, deviceID: deviceID, upTo: upTo)
         }
     }
 
-    /// Removes the inbox items up to and including `upTo`; returns how many.
+    /// Removes the inbox items up to and including `upTo`, and acknowledges the backlog
+    /// hand-over if its id is in range.
     @discardableResult
-    static func acknowledgeInbox(_ db: Database, appID: String, deviceID: String, upTo: Int64) throws -> Int {
+    static func acknowledge(_ db: Database, appID: String, deviceID: String, upTo: Int64) throws -> Acknowledgement {
         try db.execute(sql: "DELETE FROM device_inbox WHERE app_id = ? AND device_id = ? AND key <= ?",
                        arguments: [appID, deviceID, upTo])
-        return db.changesCount
+        let inboxItems = db.changesCount
+        var backlog = try Self.backlog(db, appID: appID, deviceID: deviceID)
+        let acknowledged = backlog.acknowledge(upTo: upTo)
+        if acknowledged { try saveBacklog(db, backlog, appID: appID, deviceID: deviceID) }
+        return Acknowledgement(inboxItems: inboxItems, backlog: acknowledged)
     }
 
     /// The inbox as it stands: items stay until acknowledged, so a client that dropped before

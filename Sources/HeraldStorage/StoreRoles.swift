@@ -40,13 +40,14 @@ public protocol DeviceStore: Sendable {
     func recordFeedback(_ events: [FeedbackEvent]) async throws
 
     /// Moves a device to `state`. A move from asleep to awake, or any move with `drain`, wakes
-    /// it: the coalesced backlog is taken and the inbox read in the same transaction and
-    /// returned. Inbox items stay until acknowledged: `upTo` first removes those up to that
-    /// sequence id. Throws `invalidTransition` for a move iOS cannot make.
+    /// it: the coalesced backlog is handed over and the inbox read in the same transaction and
+    /// returned. Both stay until acknowledged: `upTo` first acknowledges what was handed over up
+    /// to that sequence id. Throws `invalidTransition` for a move iOS cannot make.
     func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
                   catalog: EventCatalog, acknowledging upTo: Int64?) async throws -> WakeResult
-    /// Removes the device's inbox items up to and including sequence id `upTo`; returns how many.
-    func acknowledgeInbox(appID: String, deviceID: String, upTo: Int64) async throws -> Int
+    /// Acknowledges what the device received up to and including sequence id `upTo`: its inbox
+    /// items, and the backlog hand-over if its id is in range.
+    func acknowledge(appID: String, deviceID: String, upTo: Int64) async throws -> Acknowledgement
     /// Records reported events: live for an awake, connected device (remembered as delivered),
     /// otherwise queued and collapsed. All are validated first; a refused event changes nothing.
     func ingestEvents(appID: String, deviceID: String, events: [SystemEvent], catalog: EventCatalog,

@@ -23,6 +23,15 @@ func printWake(_ object: [String: Any]) {
     }
 }
 
+/// Acknowledges what a wake answer handed over, as a client that received it would: up to the
+/// highest sequence id in it (the backlog's, or the last inbox item's).
+func acknowledgeWake(_ object: [String: Any], client: HeraldClient, devicePath: String) async throws {
+    let inbox = (object["inbox"] as? [[String: Any]] ?? []).compactMap { ($0["seq"] as? NSNumber)?.int64Value }
+    let ids = inbox + [(object["backlogSeq"] as? NSNumber)?.int64Value].compactMap { $0 }
+    guard let upTo = ids.max() else { return }
+    _ = try await client.send("POST", "\(devicePath)/inbox/ack", json: ["upTo": upTo])
+}
+
 /// `herald state STATE`: report the device's lifecycle state.
 struct StateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,9 +40,12 @@ struct StateCommand: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
     @OptionGroup var target: DeviceOptions
     @Argument(help: "The new state.") var state: String
+    @Flag(help: "Leave what a wake hands over unacknowledged (it is handed over again next time).") var noAck = false
 
     func run() async throws {
-        let reply = try await options.client.send("PUT", "\(try target.path())/state", json: ["state": state])
+        let client = options.client
+        let reply = try await client.send("PUT", "\(try target.path())/state", json: ["state": state])
+        if !noAck { try await acknowledgeWake(reply.object, client: client, devicePath: try target.path()) }
         if options.json { return reply.printJSON() }
         printWake(reply.object)
     }
@@ -47,10 +59,13 @@ struct WakeCommand: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
     @OptionGroup var target: DeviceOptions
     @Flag(help: "Wake into the foreground (active) rather than background.") var foreground = false
+    @Flag(help: "Leave what it hands over unacknowledged (it is handed over again next time).") var noAck = false
 
     func run() async throws {
-        let reply = try await options.client.send("POST", "\(try target.path())/wake",
-                                                  json: ["state": foreground ? "active" : "background"])
+        let client = options.client
+        let reply = try await client.send("POST", "\(try target.path())/wake",
+                                          json: ["state": foreground ? "active" : "background"])
+        if !noAck { try await acknowledgeWake(reply.object, client: client, devicePath: try target.path()) }
         if options.json { return reply.printJSON() }
         printWake(reply.object)
     }

@@ -776,3 +776,76 @@ struct InboxAcknowledgementTests {
         }
     }
 }
+
+// "Hand-over is acknowledged. ... the coalesced backlog ... carry sequence ids and stay until
+// the client acknowledges them (SSE Last-Event-ID, or an ack on wake)."
+@Suite("The coalesced backlog is handed over until acknowledged")
+struct BacklogAcknowledgementTests {
+    @Test("A wake without an ack hands the same backlog over again; an ack on the next wake ends it")
+    func handedOverUntilAcknowledged() async throws {
+        try await withLifecycleHerald { live in
+            let herald = live.herald
+            try await setUp(herald)
+            try await herald.report([["kind": "orientation", "value": "landscapeLeft"]])
+            let first = try await herald.wake(acknowledging: false)
+            let seq = try #require(first["backlogSeq"].int, "a backlog carries its sequence id: \(first)")
+            #expect(first.coalesced == [Net("orientation", .string("landscapeLeft"))])
+            try await herald.suspend()
+            let again = try await herald.wake(acknowledging: false)
+            #expect(again.coalesced == first.coalesced, "lost on the way: handed over again")
+            let next = try #require(again["backlogSeq"].int)
+            #expect(next > seq)
+            try await herald.suspend()
+            let reply = try await herald.api.post("\(devicePath())/wake", json: ["ack": next])
+            #expect(reply.status == .ok)
+            #expect(reply.json.coalesced.isEmpty, "acknowledged: nothing is handed over again")
+            #expect(reply.json["backlogSeq"].int == nil)
+        }
+    }
+
+    @Test("POST inbox/ack with the backlog's id acknowledges the backlog and the inbox items handed with it")
+    func oneCursorForBoth() async throws {
+        try await withLifecycleHerald { live in
+            let herald = live.herald
+            try await InboxAcknowledgementTests.twoHeld(herald)
+            try await herald.report([["kind": "significantTimeChange"]])
+            let woke = try await herald.wake(acknowledging: false)
+            #expect(woke.inbox.count == 2)
+            let seq = try #require(woke["backlogSeq"].int)
+            #expect(woke.inbox.compactMap(\.["seq"].int).allSatisfy { $0 < seq }, "the backlog's id comes after the inbox's")
+            let ack = try await herald.api.post("\(devicePath())/inbox/ack", json: ["upTo": seq])
+            #expect(ack.json["acknowledged"].int == 2)
+            #expect(ack.json["backlog"].bool == true)
+            let after = try await herald.wake(acknowledging: false)
+            #expect(after.coalesced.isEmpty && after.inbox.isEmpty)
+        }
+    }
+
+    @Test("On the event stream a handedOver event's id acknowledges the backlog when the client reconnects with it")
+    func lastEventIDAcknowledgesBacklog() async throws {
+        try await withLifecycleHerald(transport: .live) { live in
+            let herald = live.herald
+            try await setUp(herald)
+            try await herald.report([["kind": "batteryLevel", "value": 0.3]])
+            let first = try await live.connect()
+            let frames = await first.waitForEvents(2)
+            first.close()
+            #expect(frames.map(\.event) == ["system", "handedOver"])
+            let id = try #require(frames.last?.id.flatMap(Int.init), "the handedOver event has an id: \(frames)")
+            #expect(frames.first?.id == nil, "backlog frames carry no id of their own")
+            try await Task.sleep(for: .milliseconds(200))
+            // Reconnecting without Last-Event-ID: not acknowledged, handed over again.
+            let second = try await live.connect()
+            let again = await second.waitForEvents(2)
+            second.close()
+            #expect(again.map(\.event) == ["system", "handedOver"])
+            let secondID = try #require(again.last?.id.flatMap(Int.init))
+            try await Task.sleep(for: .milliseconds(200))
+            let third = try await live.connect(lastEventID: secondID)
+            defer { third.close() }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(third.events.isEmpty, "acknowledged by Last-Event-ID: \(third.frames)")
+            #expect(id < secondID)
+        }
+    }
+}

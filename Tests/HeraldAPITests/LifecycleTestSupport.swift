@@ -163,14 +163,24 @@ extension Herald {
         try await api.put("\(devicePath(app, device))/state", json: ["state": state])
     }
 
-    /// A state change that must succeed; returns `{state, woke, notifications, inbox}`.
+    /// A state change that must succeed; returns `{state, woke, notifications, backlogSeq, inbox}`.
+    /// Like a client that processed it, it acknowledges a backlog it was handed, unless told not to.
     @discardableResult
-    func moveTo(_ state: String, app: String = Fixture.app, device: String = Fixture.device,
+    func moveTo(_ state: String, app: String = Fixture.app, device: String = Fixture.device, acknowledging: Bool = true,
                 sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSONValue {
         let reply = try await putState(state, app: app, device: device)
         try #require(reply.status == .ok, "PUT state \(state) refused: \(reply.text)", sourceLocation: sourceLocation)
         #expect(reply.json["state"].string == state, sourceLocation: sourceLocation)
+        if acknowledging { try await acknowledgeBacklog(of: reply.json, app: app, device: device, sourceLocation: sourceLocation) }
         return reply.json
+    }
+
+    /// Acknowledges the backlog a wake answer handed over (and with it the inbox items it
+    /// carried: they share one series of ids), if there was one.
+    func acknowledgeBacklog(of answer: JSONValue, app: String = Fixture.app, device: String = Fixture.device,
+                            sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        guard let seq = answer["backlogSeq"].int else { return }
+        try await acknowledge(upTo: seq, app: app, device: device, sourceLocation: sourceLocation)
     }
 
     /// An awake device goes back to sleep the way iOS does it: background, then suspended.
@@ -189,16 +199,18 @@ extension Herald {
         return try await api.post(path, json: ["state": state])
     }
 
-    /// A wake that must succeed; returns `{state, woke, notifications, inbox}`.
+    /// A wake that must succeed; returns `{state, woke, notifications, backlogSeq, inbox}`. Like a
+    /// client that processed it, it acknowledges a backlog it was handed, unless told not to.
     @discardableResult
-    func wake(_ state: String? = nil, app: String = Fixture.app, device: String = Fixture.device,
+    func wake(_ state: String? = nil, app: String = Fixture.app, device: String = Fixture.device, acknowledging: Bool = true,
               sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSONValue {
         let reply = try await postWake(state, app: app, device: device)
         try #require(reply.status == .ok, "wake refused: \(reply.text)", sourceLocation: sourceLocation)
+        if acknowledging { try await acknowledgeBacklog(of: reply.json, app: app, device: device, sourceLocation: sourceLocation) }
         return reply.json
     }
 
-    /// `POST .../inbox/ack {"upTo": seq}`: the inbox items up to `seq` were received.
+    /// `POST .../inbox/ack {"upTo": seq}`: what was handed over up to `seq` was received.
     @discardableResult
     func acknowledge(upTo seq: Int, app: String = Fixture.app, device: String = Fixture.device,
                      sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {

@@ -33,8 +33,10 @@ struct EventStreamTests {
 
                 let stream = SSEClient(url: "\(LifecycleTarget.path(server))/events/stream?foreground=true")
                 defer { stream.close() }
-                let backlog = await stream.waitForEvents(3)
-                try #require(backlog.count == 3, "the backlog arrives on connect: \(stream.frames)")
+                let backlog = await stream.waitForEvents(4)
+                try #require(backlog.count == 4, "the backlog arrives on connect: \(stream.frames)")
+                #expect(backlog.last?.event == "handedOver", "then the event whose id acknowledges it")
+                #expect(backlog.last?.json.int("backlogSeq") != nil)
                 #expect(stream.status == 200)
                 #expect(stream.frames.first?.comment == "connected")
                 #expect(try await LifecycleTarget.state(server) == "active", "foreground=true wakes into active")
@@ -49,7 +51,7 @@ struct EventStreamTests {
                 ])
                 try #require(scheduled.status == 201, "\(String(decoding: scheduled.body, as: UTF8.self))")
 
-                let frames = await stream.waitForEvents(5, timeout: .seconds(5))
+                let frames = await stream.waitForEvents(6, timeout: .seconds(5)).filter { $0.event != "handedOver" }
                 try #require(frames.count == 5, "\(stream.frames)")
                 #expect(frames.map(\.event) == ["system", "system", "system", "system", "notification"])
                 #expect(frames[0..<4].map { netLine($0.json) } == [

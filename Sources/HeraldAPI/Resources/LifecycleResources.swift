@@ -73,12 +73,29 @@ struct WakeResource: Encodable {
     var state: String
     var woke: Bool
     var notifications: [CoalescedResource]
+    /// Acknowledges `notifications` (absent when there are none): they are handed over again,
+    /// merged with what came since, until an ack reaches this id.
+    var backlogSeq: Int64?
     var inbox: [PresentedNotificationResource]
 
     init(_ result: WakeResult) {
         state = result.device.state.rawValue
         woke = result.woke
         notifications = result.notifications.map(CoalescedResource.init)
+        backlogSeq = result.backlogSequence
         inbox = result.inbox.map(PresentedNotificationResource.init)
+    }
+}
+
+/// `POST .../inbox/ack`'s answer: what the acknowledgement removed.
+struct AcknowledgementResource: Encodable {
+    /// Inbox items removed.
+    var acknowledged: Int
+    /// Whether the backlog hand-over was acknowledged too.
+    var backlog: Bool
+
+    init(_ acknowledgement: Acknowledgement) {
+        acknowledged = acknowledgement.inboxItems
+        backlog = acknowledgement.backlog
     }
 }

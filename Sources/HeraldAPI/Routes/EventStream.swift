@@ -8,8 +8,9 @@ import Logging
 
 /// `GET .../events/stream`: a device's live event stream as Server-Sent Events.
 ///
-/// Connecting wakes the device; the coalesced backlog and the inbox are written first, then live
-/// events and fired local notifications as they happen. Comment lines every `heartbeat` keep
+/// Connecting wakes the device; the coalesced backlog and the inbox are written first (then a
+/// `handedOver` event whose id acknowledges the backlog), then live events and fired local
+/// notifications as they happen. Comment lines every `heartbeat` keep
 /// proxies from closing an idle stream and reveal a client that has gone. When the last stream
 /// of a device closes, the device is asleep again (suspended).
 struct EventStream {
@@ -46,6 +47,11 @@ struct EventStream {
                 }
                 for item in wake.inbox {
                     try await writer.write(Self.frame("notification", PresentedNotificationResource(item), id: item.sequence))
+                }
+                // The backlog's id comes last, after the older inbox ids, so a client's
+                // Last-Event-ID acknowledges the backlog only once it has read everything above.
+                if let sequence = wake.backlogSequence {
+                    try await writer.write(Self.frame("handedOver", ["backlogSeq": sequence], id: sequence))
                 }
                 for await message in messages {
                     switch message {

@@ -34,7 +34,8 @@ struct LifecycleRoutes {
         router.post("\(base)/wake") { request, context in
             struct Body: Decodable {
                 var state: String?
-                /// Inbox items up to this sequence id were received: remove them before waking.
+                /// Everything handed over up to this sequence id (inbox items, the backlog's
+                /// `backlogSeq`) was received: acknowledge it before waking.
                 var ack: Int64?
             }
             let (app, device) = try await target(context)
@@ -55,10 +56,10 @@ struct LifecycleRoutes {
             let (app, device) = try await target(context)
             let body = try await services.body.decode(Body.self, from: request)
             guard let upTo = try Self.sequence(body.upTo, field: "upTo") else {
-                throw HeraldError.invalid("missingField", "upTo is required: the last inbox sequence id received")
+                throw HeraldError.invalid("missingField", "upTo is required: the highest sequence id received (an inbox item's seq, or backlogSeq)")
             }
-            let removed = try await store.acknowledgeInbox(appID: app.id, deviceID: device.id, upTo: upTo)
-            return try Response.json(["acknowledged": removed])
+            let acknowledged = try await store.acknowledge(appID: app.id, deviceID: device.id, upTo: upTo)
+            return try Response.json(AcknowledgementResource(acknowledged))
         }
 
         router.post("\(base)/events") { request, context in

@@ -124,6 +124,7 @@ components:
         state: {type: string}
         woke: {type: boolean}
         notifications: {type: array, items: {type: object, properties: {kind: {type: string}, key: {type: string}, value: {}, count: {type: integer}}}}
+        backlogSeq: {type: integer, description: "acknowledges notifications (absent when there are none); until acknowledged they are handed over again, merged with what came since"}
         inbox: {type: array, items: {type: object}}
     PushEntry:
       type: object
@@ -193,10 +194,10 @@ paths:
     put: {summary: Lifecycle state (waking returns the backlog), responses: {"200": {description: Wake, content: {application/json: {schema: {$ref: "#/components/schemas/Wake"}}}}, "422": {$ref: "#/components/responses/Error"}}}
   /v1/apps/{app}/devices/{device}/wake:
     parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}]
-    post: {summary: "Wake and receive the coalesced backlog and inbox; ack first acknowledges the inbox up to that seq", requestBody: {content: {application/json: {schema: {type: object, properties: {state: {enum: [active, background]}, ack: {type: integer, minimum: 0}}}}}}, responses: {"200": {description: Wake, content: {application/json: {schema: {$ref: "#/components/schemas/Wake"}}}}, "422": {$ref: "#/components/responses/Error"}}}
+    post: {summary: "Wake and receive the coalesced backlog and inbox; ack first acknowledges what was handed over up to that seq (inbox items, backlogSeq)", requestBody: {content: {application/json: {schema: {type: object, properties: {state: {enum: [active, background]}, ack: {type: integer, minimum: 0}}}}}}, responses: {"200": {description: Wake, content: {application/json: {schema: {$ref: "#/components/schemas/Wake"}}}}, "422": {$ref: "#/components/responses/Error"}}}
   /v1/apps/{app}/devices/{device}/inbox/ack:
     parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}]
-    post: {summary: "Acknowledge the inbox up to a sequence id (items stay until acknowledged)", requestBody: {content: {application/json: {schema: {type: object, required: [upTo], properties: {upTo: {type: integer, minimum: 0}}}}}}, responses: {"200": {description: "{acknowledged: N}"}, "422": {$ref: "#/components/responses/Error"}}}
+    post: {summary: "Acknowledge what was handed over up to a sequence id: inbox items, and the backlog when upTo reaches its backlogSeq (both stay until acknowledged)", requestBody: {content: {application/json: {schema: {type: object, required: [upTo], properties: {upTo: {type: integer, minimum: 0}}}}}}, responses: {"200": {description: "{acknowledged: N inbox items, backlog: true when the backlog hand-over was acknowledged}"}, "422": {$ref: "#/components/responses/Error"}}}
   /v1/apps/{app}/devices/{device}/events:
     parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}]
     post: {summary: Report system events, requestBody: {content: {application/json: {schema: {type: object, properties: {events: {type: array, items: {$ref: "#/components/schemas/Event"}}}}}}}, responses: {"200": {description: "{accepted, live, queued, backlog}"}, "422": {$ref: "#/components/responses/Error"}}}
@@ -204,8 +205,8 @@ paths:
     parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}]
     get: {summary: Preview the coalesced backlog, responses: {"200": {description: "{notifications}"}}}
   /v1/apps/{app}/devices/{device}/events/stream:
-    parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}, {name: foreground, in: query, schema: {type: boolean}}, {name: Last-Event-ID, in: header, schema: {type: integer}, description: "the last inbox id received: acknowledges the inbox up to it"}]
-    get: {summary: Live event stream (Server-Sent Events), responses: {"200": {description: "text/event-stream: system and notification events (inbox items with id: <seq>), heartbeats"}}}
+    parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}, {name: foreground, in: query, schema: {type: boolean}}, {name: Last-Event-ID, in: header, schema: {type: integer}, description: "the last event id received: acknowledges the inbox, and the backlog, up to it"}]
+    get: {summary: Live event stream (Server-Sent Events), responses: {"200": {description: "text/event-stream: the backlog's system events, the inbox (notification events with id: <seq>), a handedOver event whose id acknowledges the backlog, then live system and notification events, heartbeats"}}}
   /v1/push:
     post: {summary: Send pushes, results per token, requestBody: {content: {application/json: {schema: {type: object, properties: {notifications: {type: array, items: {$ref: "#/components/schemas/PushEntry"}}}}}}}, responses: {"200": {description: "{results: [PushResult]}"}, "413": {$ref: "#/components/responses/Error"}}}
   /v1/hooks/{name}:
