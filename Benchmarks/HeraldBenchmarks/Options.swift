@@ -56,6 +56,7 @@ struct Options: Sendable {
                herald-bench push [--pushes N] [--streams N] [--push-connections 1,4] [--push-timeout S]
                                  [--herald BIN] [--certs DIR] [--scratch DIR]
                herald-bench slow-peer [--certs DIR] [--scratch DIR]
+               herald-bench delivery-load [--rate N] [--seconds N] [--certs DIR] [--scratch DIR]
                herald-bench coalesce [--events N] [--event-devices N] [--store-events N] [--rounds N]
                                      [--scratch DIR]
                herald-bench coalesce-http --port P --server-pid PID --data-dir DIR [--server-label TEXT]

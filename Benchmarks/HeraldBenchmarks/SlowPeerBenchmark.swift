@@ -33,65 +33,35 @@ enum SlowPeerBenchmark {
 
     /// Seconds between each second-group push's instant and its arrival at the sandbox.
     static func lateness(peerLatency: Int, options: Options) async throws -> [Double] {
-        var logger = Logger(label: "herald.bench.slow-peer")
-        logger.logLevel = .error
-        let directory = options.scratch + "/herald-slow-peer-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try SQLiteStore(directory: directory)
-        let sandbox = SandboxGateway(
-            configuration: SandboxConfiguration(host: "127.0.0.1", port: 0, adminHost: "127.0.0.1", adminPort: 0,
-                                                certificatesDirectory: options.certificates),
-            logger: logger)
-        try await sandbox.start()
-        let gateway = PushGateway(ledger: StoredTokenLedger(store: store), logger: logger)
-        do {
-            let samples = try await measure(store: store, gateway: gateway, sandbox: sandbox, options: options,
-                                            peerLatency: peerLatency, logger: logger)
-            await gateway.shutdown()
-            await sandbox.shutdown()
-            return samples
-        } catch {
-            await gateway.shutdown()
-            await sandbox.shutdown()
-            throw error
-        }
-    }
+        try await DeliveryRig.with(label: "slow-peer", options: options) { rig in
+            let tokens = (0..<(2 * groupSize)).map { String(format: "%064x", 0xbe00 + $0) }
+            for (index, token) in tokens.enumerated() {
+                _ = try await rig.store.saveDevice(Device(appID: rig.app.id, id: "d\(index)", timeZone: "UTC", token: token),
+                                                   now: Date())
+            }
+            let engine = rig.engine
+            try await engine.load()
+            let running = Task { try await engine.run() }
+            defer { running.cancel() }
 
-    private static func measure(store: SQLiteStore, gateway: PushGateway, sandbox: SandboxGateway, options: Options,
-                                peerLatency: Int, logger: Logger) async throws -> [Double] {
-        let app = App(id: PushFixture.bundleID, push: PushFixture.settings(port: sandbox.port, certificates: options.certificates))
-        _ = try await store.saveApp(app)
-        let tokens = (0..<(2 * groupSize)).map { String(format: "%064x", 0xbe00 + $0) }
-        for (index, token) in tokens.enumerated() {
-            _ = try await store.saveDevice(Device(appID: app.id, id: "d\(index)", timeZone: "UTC", token: token), now: Date())
+            // Open the connection and let the sandbox raise its stream limit, as in steady use.
+            _ = await rig.gateway.send([try PushFixture.push(token: 0)], app: rig.app)
+            rig.sandbox.faults = SandboxFaults(latencyMilliseconds: peerLatency)
+            let first = Date().addingTimeInterval(1.5)
+            let second = first.addingTimeInterval(1)
+            var armed: [TimerEntry] = []
+            for index in tokens.indices {
+                let notification = rig.oneShot("n\(index)", deviceID: "d\(index)", at: index < groupSize ? first : second,
+                                               body: "group \(index < groupSize ? 1 : 2)")
+                if let entry = try await rig.store.schedule(notification, now: Date()).armed { armed.append(entry) }
+            }
+            await engine.arm(armed)
+            let deadline = second.addingTimeInterval(15)
+            let late = Array(tokens[groupSize...])
+            while Date() < deadline, late.contains(where: { rig.sandbox.inbox(token: $0).isEmpty }) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return late.compactMap { rig.sandbox.inbox(token: $0).first.map { $0.receivedAt.timeIntervalSince(second) } }
         }
-        let router = DeviceRouter(streams: LiveStreams(), push: PushDeliveryChannel(gateway: gateway, store: store),
-                                  ledger: StoredTokenLedger(store: store), store: store)
-        let engine = SchedulerEngine(store: store, channel: router, logger: logger)
-        try await engine.load()
-        let running = Task { try await engine.run() }
-        defer { running.cancel() }
-
-        // Open the connection and let the sandbox raise its stream limit, as in steady use.
-        _ = await gateway.send([try PushFixture.push(token: 0)], app: app)
-        sandbox.faults = SandboxFaults(latencyMilliseconds: peerLatency)
-        let first = Date().addingTimeInterval(1.5)
-        let second = first.addingTimeInterval(1)
-        var armed: [TimerEntry] = []
-        for (index, _) in tokens.enumerated() {
-            let at = index < groupSize ? first : second
-            let notification = LocalNotification(appID: app.id, deviceID: "d\(index)", id: "n\(index)", fireDate: .instant(at),
-                                                 timeZone: .absolute, repeatRule: nil,
-                                                 content: NotificationContent(alert: .init(body: "group \(index < groupSize ? 1 : 2)")),
-                                                 nextIndex: 0, nextFireDate: at)
-            if let entry = try await store.schedule(notification, now: Date()).armed { armed.append(entry) }
-        }
-        await engine.arm(armed)
-        let deadline = second.addingTimeInterval(15)
-        let late = Array(tokens[groupSize...])
-        while Date() < deadline, late.contains(where: { sandbox.inbox(token: $0).isEmpty }) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return late.compactMap { sandbox.inbox(token: $0).first.map { $0.receivedAt.timeIntervalSince(second) } }
     }
 }

@@ -33,9 +33,7 @@ enum GuardApps {
 }
 
 /// Device tokens: 32 bytes of hex, one per seed.
-func guardToken(_ seed: Int) -> String {
-    String(repeating: "c3", count: 28) + String(format: "%08x", seed)
-}
+func guardToken(_ seed: Int) -> String { testDeviceToken(seed, family: 0xc3) }
 
 typealias GuardCerts = TestCertificates
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -253,125 +254,9 @@ extension Herald {
 let repositoryCerts: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("Certs").path
 
-// MARK: - A Server-Sent Events client
+// MARK: - The shared SSE client, read as JSONValue
 
-/// A real SSE client over URLSession: it streams the response and splits it into frames as
-/// they arrive. `close()` drops the connection, as a client that went away would.
-final class EventStreamClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    /// One SSE block: a comment line (`: heartbeat`), or an `event:` with its `data:`.
-    struct Frame: Sendable, Hashable, CustomStringConvertible {
-        var comment: String?
-        var id: String?
-        var event: String?
-        var data: String?
-
-        /// The data line as JSON.
-        var json: JSONValue { (try? JSONDecoder().decode(JSONValue.self, from: Data((data ?? "").utf8))) ?? .null }
-
-        var description: String {
-            if let comment { return ": \(comment)" }
-            return "\(event ?? "message") \(data ?? "")"
-        }
-    }
-
-    private let lock = NSLock()
-    private var buffer = ""
-    private var received: [Frame] = []
-    private var statusCode: Int?
-    private var contentTypeHeader: String?
-    private var ended = false
-    private var session: URLSession?
-    private var task: URLSessionDataTask?
-
-    init(url: URL, lastEventID: Int? = nil) {
-        super.init()
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 60
-        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
-        var request = URLRequest(url: url, timeoutInterval: 60)
-        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-        if let lastEventID { request.setValue(String(lastEventID), forHTTPHeaderField: "Last-Event-ID") }
-        let task = session.dataTask(with: request)
-        lock.withLock {
-            self.session = session
-            self.task = task
-        }
-        task.resume()
-    }
-
-    /// Every frame received so far, in order.
-    var frames: [Frame] { lock.withLock { received } }
-    /// Frames that are events (`system`, `notification`), without comments.
-    var events: [Frame] { frames.filter { $0.event != nil } }
-    var heartbeats: Int { frames.filter { $0.comment == "heartbeat" }.count }
-    var status: Int? { lock.withLock { statusCode } }
-    var contentType: String? { lock.withLock { contentTypeHeader } }
-    var hasEnded: Bool { lock.withLock { ended } }
-
-    /// Waits (at most `timeout`) until `condition` holds for the frames received; returns whether it did.
-    func waitUntil(timeout: Duration = .seconds(5), _ condition: ([Frame]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if condition(frames) { return true }
-            if ContinuousClock.now >= deadline || hasEnded { return condition(frames) }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
-    /// Waits until at least `count` event frames arrived; returns them.
-    func waitForEvents(_ count: Int, timeout: Duration = .seconds(5)) async -> [Frame] {
-        _ = await waitUntil(timeout: timeout) { $0.filter { $0.event != nil }.count >= count }
-        return events
-    }
-
-    /// Drops the connection.
-    func close() {
-        let (session, task) = lock.withLock { (self.session, self.task) }
-        task?.cancel()
-        session?.invalidateAndCancel()
-        lock.withLock {
-            self.session = nil
-            self.task = nil
-            ended = true
-        }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        let http = response as? HTTPURLResponse
-        let contentType = http?.allHeaderFields.first { ($0.key as? String)?.lowercased() == "content-type" }?.value as? String
-        lock.withLock {
-            statusCode = http?.statusCode
-            contentTypeHeader = contentType
-        }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        lock.withLock {
-            buffer += String(decoding: data, as: UTF8.self)
-            while let end = buffer.range(of: "\n\n") {
-                let block = buffer[..<end.lowerBound]
-                buffer.removeSubrange(..<end.upperBound)
-                var frame = Frame()
-                for line in block.split(separator: "\n", omittingEmptySubsequences: true) {
-                    if line.hasPrefix(":") {
-                        frame.comment = line.dropFirst().trimmingCharacters(in: .whitespaces)
-                    } else if line.hasPrefix("id:") {
-                        frame.id = line.dropFirst(3).trimmingCharacters(in: .whitespaces)
-                    } else if line.hasPrefix("event:") {
-                        frame.event = line.dropFirst(6).trimmingCharacters(in: .whitespaces)
-                    } else if line.hasPrefix("data:") {
-                        let data = line.dropFirst(5).trimmingCharacters(in: .whitespaces)
-                        frame.data = frame.data.map { $0 + "\n" + data } ?? data
-                    }
-                }
-                received.append(frame)
-            }
-        }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        lock.withLock { ended = true }
-    }
+extension EventStreamClient.Frame {
+    /// The data line as JSON.
+    var json: JSONValue { (try? JSONDecoder().decode(JSONValue.self, from: Data((data ?? "").utf8))) ?? .null }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -69,113 +70,12 @@ func netLine(_ object: JSONObject) -> String {
     netLine(kind: object.string("kind") ?? "?", key: object.string("key"), value: object["value"], count: object.int("count") ?? -1)
 }
 
-/// A real SSE client over URLSession: it streams the response and splits it into frames as
-/// they arrive. `close()` drops the connection, as a client that went away would.
-final class SSEClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    /// One SSE block: a comment line (`: heartbeat`), or an `event:` with its `data:`.
-    struct Frame: Sendable, CustomStringConvertible {
-        var comment: String?
-        var event: String?
-        var data: String?
-        /// When the client read it.
-        var receivedAt: ContinuousClock.Instant
+/// The shared SSE client (HeraldTestSupport), as these tests call it.
+typealias SSEClient = EventStreamClient
 
-        var json: JSONObject {
-            JSONObject((try? JSONSerialization.jsonObject(with: Data((data ?? "").utf8))) as? [String: Any] ?? [:])
-        }
-
-        var description: String {
-            if let comment { return ": \(comment)" }
-            return "\(event ?? "message") \(data ?? "")"
-        }
-    }
-
-    private let lock = NSLock()
-    private var buffer = ""
-    private var received: [Frame] = []
-    private var statusCode: Int?
-    private var ended = false
-    private var session: URLSession?
-    private var task: URLSessionDataTask?
-
-    init(url: String) {
-        super.init()
-        let session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
-        var request = URLRequest(url: URL(string: url)!, timeoutInterval: 60)
-        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
-        let task = session.dataTask(with: request)
-        lock.withLock {
-            self.session = session
-            self.task = task
-        }
-        task.resume()
-    }
-
-    var frames: [Frame] { lock.withLock { received } }
-    /// `system` and `notification` frames, without comments.
-    var events: [Frame] { frames.filter { $0.event != nil } }
-    var heartbeats: [Frame] { frames.filter { $0.comment == "heartbeat" } }
-    var status: Int? { lock.withLock { statusCode } }
-    var hasEnded: Bool { lock.withLock { ended } }
-
-    /// Waits (at most `timeout`) until `condition` holds for the frames received; returns whether it did.
-    func waitUntil(timeout: Duration = .seconds(5), _ condition: ([Frame]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if condition(frames) { return true }
-            if ContinuousClock.now >= deadline || hasEnded { return condition(frames) }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
-    /// Waits until at least `count` event frames arrived; returns the events received.
-    func waitForEvents(_ count: Int, timeout: Duration = .seconds(5)) async -> [Frame] {
-        _ = await waitUntil(timeout: timeout) { $0.filter { $0.event != nil }.count >= count }
-        return events
-    }
-
-    /// Drops the connection.
-    func close() {
-        let (session, task) = lock.withLock { (self.session, self.task) }
-        task?.cancel()
-        session?.invalidateAndCancel()
-        lock.withLock {
-            self.session = nil
-            self.task = nil
-            ended = true
-        }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        lock.withLock { statusCode = (response as? HTTPURLResponse)?.statusCode }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let now = ContinuousClock.now
-        lock.withLock {
-            buffer += String(decoding: data, as: UTF8.self)
-            while let end = buffer.range(of: "\n\n") {
-                let block = buffer[..<end.lowerBound]
-                buffer.removeSubrange(..<end.upperBound)
-                var frame = Frame(receivedAt: now)
-                for line in block.split(separator: "\n", omittingEmptySubsequences: true) {
-                    if line.hasPrefix(":") {
-                        frame.comment = line.dropFirst().trimmingCharacters(in: .whitespaces)
-                    } else if line.hasPrefix("event:") {
-                        frame.event = line.dropFirst(6).trimmingCharacters(in: .whitespaces)
-                    } else if line.hasPrefix("data:") {
-                        let data = line.dropFirst(5).trimmingCharacters(in: .whitespaces)
-                        frame.data = frame.data.map { $0 + "\n" + data } ?? data
-                    }
-                }
-                received.append(frame)
-            }
-        }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        lock.withLock { ended = true }
+extension EventStreamClient.Frame {
+    /// The data line as JSON.
+    var json: JSONObject {
+        JSONObject((try? JSONSerialization.jsonObject(with: Data((data ?? "").utf8))) as? [String: Any] ?? [:])
     }
 }

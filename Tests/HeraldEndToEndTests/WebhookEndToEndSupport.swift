@@ -24,9 +24,7 @@ enum WebhookE2E {
     static let certificates = TestCertificates.directory
 
     /// A device token: 32 bytes of hex, one per seed.
-    static func token(_ seed: Int) -> String {
-        String(repeating: "e2", count: 28) + String(format: "%08x", seed)
-    }
+    static func token(_ seed: Int) -> String { testDeviceToken(seed, family: 0xe2) }
 }
 
 /// HTTP with any method, raw body, API key and headers; the reply's headers too.

@@ -28,9 +28,7 @@ func quietLogger(_ label: String) -> Logger {
 }
 
 /// A device token: 32 bytes of hex, distinct for each `seed`.
-func deviceToken(_ seed: Int) -> String {
-    String(format: "%08x", seed) + String(repeating: "a5", count: 28)
-}
+func deviceToken(_ seed: Int) -> String { testDeviceToken(seed, family: 0xa5) }
 
 /// A running sandbox gateway on free loopback ports.
 struct Sandbox {

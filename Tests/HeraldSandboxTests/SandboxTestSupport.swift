@@ -31,9 +31,7 @@ enum TestKeys {
 }
 
 /// Device tokens for tests: 32 bytes of hex, like real ones, distinct per seed.
-func deviceToken(_ seed: Int = 1) -> String {
-    String(repeating: String(format: "%02x", seed % 256), count: 32)
-}
+func deviceToken(_ seed: Int = 1) -> String { testDeviceToken(seed, family: 0x5b) }
 
 /// An alert payload, padded with spaces inside the string to exactly `bytes` when asked.
 func alertBody(title: String = "Hello", body: String = "World", bytes: Int? = nil) -> String {
