@@ -25,6 +25,7 @@ if [[ $SMOKE == 1 ]]; then
   BUILD=(swift build)
   BIN=$ROOT/.build/debug
   BENCH_SIZES=(--notifications 10000 --devices 100 --burst 1000 --rate 1000 --seconds 1 --rounds 1)
+  DELIVERY_SIZES=(--rate 500 --seconds 1)
   COALESCE_SIZES=(--events 20000 --event-devices 100 --store-events 2000 --rounds 1)
   PUSH_SIZES=(--pushes 2000 --streams 100 --push-connections 1,4)
   COALESCE_HTTP_SIZES=(--event-devices 100 --events 4000 --wakes 50 --http-seconds 1)
@@ -35,6 +36,7 @@ else
   BUILD=(swift build -c release --scratch-path .build-release)
   BIN=$ROOT/.build-release/release
   BENCH_SIZES=(--notifications 1000000 --devices 10000 --burst 100000 --rate 10000 --seconds 10 --rounds 3)
+  DELIVERY_SIZES=(--rate 10000 --seconds 10)
   COALESCE_SIZES=(--events 1000000 --event-devices 10000 --store-events 200000 --rounds 3)
   PUSH_SIZES=(--pushes 1000000 --streams 100 --push-connections 1,4)
   COALESCE_HTTP_SIZES=(--event-devices 10000 --events 1000000 --wakes 2000 --http-seconds 10)
@@ -84,6 +86,8 @@ say "running herald-bench ${BENCH_SIZES[*]}"
 "$BIN/herald-bench" all "${BENCH_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
 say "running herald-bench slow-peer"
 "$BIN/herald-bench" slow-peer --certs "$ROOT/Certs" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
+say "running herald-bench delivery-load ${DELIVERY_SIZES[*]}"
+"$BIN/herald-bench" delivery-load "${DELIVERY_SIZES[@]}" --certs "$ROOT/Certs" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
 say "running herald-bench coalesce ${COALESCE_SIZES[*]}"
 "$BIN/herald-bench" coalesce "${COALESCE_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
 

@@ -3,8 +3,9 @@ import HeraldStorage
 
 /// The storage floor for fire throughput: the same durable work per occurrence done straight on
 /// SQLite, in the same schema, file mode (WAL, synchronous = NORMAL) and batch size as the engine.
-/// Per occurrence: read its row by key, insert a delivery, then delete the one-shot or advance
-/// the repeating one (guarded by revision); one transaction per batch.
+/// Per occurrence: read its row by key, insert its fire-log row (the delivery, with the content
+/// and the unique occurrence), then delete the one-shot or advance the repeating one (guarded
+/// by revision); one transaction per batch.
 enum StorageFloor {
     static func occurrencesPerSecond(count: Int, devices: Int, batch: Int, scratch: String) async throws -> Double {
         let directory = try ScratchDirectory(under: scratch, name: "storage-floor")
@@ -23,9 +24,12 @@ enum StorageFloor {
         let read = try database.prepare("""
             SELECT key, repeat_unit IS NULL, revision, next_index, next_fire_at, content FROM notification WHERE key = ?
             """)
+        // The fire-log row as the claim writes it: with the content and the unique occurrence.
         let insert = try database.prepare("""
             INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
-                missed, channel, outcome) VALUES (?1, 'bench.app', ?2, ?3, ?4, ?5, 0, 0, 'pending', 'pending')
+                missed, channel, outcome, content, notification_key, generation, occurrence_index)
+            SELECT ?1, 'bench.app', ?2, ?3, ?4, ?5, 0, 0, 'pending', 'pending', content, key, generation, next_index
+            FROM notification WHERE key = ?6
             """)
         let remove = try database.prepare("DELETE FROM notification WHERE key = ? AND revision = ?")
         let advance = try database.prepare("""
@@ -45,7 +49,7 @@ enum StorageFloor {
                 let index = read.int64(3), fireAt = read.int64(4)
                 _ = read.textLength(5)
                 read.reset()
-                insert.bind(key &* 1000 &+ index, key, key, fireAt, now)
+                insert.bind(key &* 1000 &+ index, key, key, fireAt, now, key)
                 _ = try insert.step()
                 if oneShot {
                     remove.bind(key, revision)

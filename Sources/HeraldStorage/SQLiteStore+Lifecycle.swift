@@ -63,12 +63,17 @@ extension SQLiteStore {
                     late, missed, content, delivery_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO NOTHING
                 """)
+            let exists = try db.cachedStatement(sql: "SELECT 1 FROM device WHERE app_id = ? AND id = ?")
+            var devices: [String: Bool] = [:]
             var sequences: [Int64?] = []
             for (item, content) in rows {
                 let occurrence = item.occurrence
                 // A device deleted meanwhile has nobody to hold anything for.
-                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE app_id = ? AND id = ?",
-                                        arguments: [occurrence.appID, occurrence.deviceID]) ?? false else {
+                let deviceKey = occurrence.appID + "\u{0}" + occurrence.deviceID
+                if devices[deviceKey] == nil {
+                    devices[deviceKey] = try Bool.fetchOne(exists, arguments: [occurrence.appID, occurrence.deviceID]) ?? false
+                }
+                guard devices[deviceKey] == true else {
                     sequences.append(nil)
                     continue
                 }
