@@ -43,13 +43,7 @@ public struct AcknowledgedBacklog: Hashable, Sendable {
     /// - Throws: whatever ``DeviceEventQueue/ingest(_:catalog:)`` refuses, for either state;
     ///   the backlog is then unchanged.
     public mutating func ingest(_ event: SystemEvent, catalog: EventCatalog) throws(HeraldError) {
-        var queue = self.queue
-        try queue.ingest(event, catalog: catalog)
-        if var waiting = unacknowledged {
-            try waiting.ingest(event, catalog: catalog)
-            unacknowledged = waiting
-        }
-        self.queue = queue
+        try applyToBoth { (queue: inout DeviceEventQueue) throws(HeraldError) in try queue.ingest(event, catalog: catalog) }
     }
 
     /// Records an event the client received live, in both states.
@@ -57,10 +51,15 @@ public struct AcknowledgedBacklog: Hashable, Sendable {
     /// - Throws: whatever ``DeviceEventQueue/deliveredLive(_:catalog:)`` refuses; the backlog
     ///   is then unchanged.
     public mutating func deliveredLive(_ event: SystemEvent, catalog: EventCatalog) throws(HeraldError) {
+        try applyToBoth { (queue: inout DeviceEventQueue) throws(HeraldError) in try queue.deliveredLive(event, catalog: catalog) }
+    }
+
+    /// Applies `change` to both states, or to neither when it refuses either.
+    private mutating func applyToBoth(_ change: (inout DeviceEventQueue) throws(HeraldError) -> Void) throws(HeraldError) {
         var queue = self.queue
-        try queue.deliveredLive(event, catalog: catalog)
+        try change(&queue)
         if var waiting = unacknowledged {
-            try waiting.deliveredLive(event, catalog: catalog)
+            try change(&waiting)
             unacknowledged = waiting
         }
         self.queue = queue
