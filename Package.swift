@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Pure domain: model, recurrence, limit policy. Foundation only, no I/O.
@@ -33,6 +34,12 @@ let package = Package(
         .target(name: "HeraldStorage", dependencies: [
             "HeraldCore",
             .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // The several-node backend: the same storage roles on PostgreSQL (docs/several-nodes.md).
+        .target(name: "HeraldPostgres", dependencies: [
+            "HeraldCore", "HeraldStorage",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // The push gateway: APNs provider API over HeraldHTTP2, with token and certificate auth.
         // Knows nothing of storage or scheduling: a client protocol and its transport.
@@ -86,7 +93,7 @@ let package = Package(
             "HeraldHTTP2", "HeraldDelivery",
         ], path: "Benchmarks/HeraldBenchmarks"),
         // Helpers shared by the test suites (they run in one process): certificate lookup, polling,
-        // free ports, child processes.
+        // free ports, child processes, an SSE client, device tokens, a real PostgreSQL server.
         .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
@@ -99,6 +106,10 @@ let package = Package(
             "HeraldDelivery", "HeraldTestSupport",
         ]),
         .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldCore", "HeraldStorage"]),
+        .testTarget(name: "HeraldPostgresTests", dependencies: [
+            "HeraldCore", "HeraldPostgres", "HeraldTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "HeraldSchedulerTests", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldDelivery",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

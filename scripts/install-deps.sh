@@ -15,6 +15,7 @@ packages=(
   nghttp2-server      # nghttpd: an HTTP/2 server we did not write, for interop tests
   nghttp2-client      # nghttp and h2load: interop tests and the push benchmark's reference
   wrk                 # HTTP load for the schedule-throughput benchmark
+  postgresql          # a real PostgreSQL for the several-node backend's tests (initdb per test)
 )
 
 missing=()

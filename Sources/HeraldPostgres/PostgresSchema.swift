@@ -1,0 +1,251 @@
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema, as ordered migrations. Add a new one; never edit a shipped one.
+///
+/// Every node runs them at start-up while holding one advisory lock, so nodes started together
+/// apply each migration once; a node that finds them applied changes nothing.
+enum PostgresSchema {
+    struct Migration: Sendable {
+        var identifier: String
+        /// Run in order, in one transaction with the record that it was applied.
+        var statements: [String]
+    }
+
+    /// The advisory lock key every node takes to migrate ("herald" in ASCII).
+    static let migrationLock: Int64 = 0x68_65_72_61_6c_64
+
+    static let migrations: [Migration] = [
+        Migration(identifier: "v1: the schema SQLite reached at v9, and nodes", statements: [
+            """
+            CREATE TABLE app (
+                id text PRIMARY KEY,
+                overflow text NOT NULL,
+                push text,
+                custom_kinds text,
+                created_at bigint NOT NULL,
+                updated_at bigint NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE device (
+                app_id text NOT NULL REFERENCES app(id) ON DELETE CASCADE,
+                id text NOT NULL,
+                time_zone text NOT NULL,
+                token text,
+                voip_token text,
+                locale text,
+                state text NOT NULL,
+                background_modes text NOT NULL DEFAULT '',
+                created_at bigint NOT NULL,
+                updated_at bigint NOT NULL,
+                PRIMARY KEY (app_id, id)
+            )
+            """,
+            """
+            CREATE TABLE notification (
+                key bigserial PRIMARY KEY,
+                app_id text NOT NULL,
+                device_id text NOT NULL,
+                id text NOT NULL,
+                fire_date text NOT NULL,
+                time_zone text,
+                repeat_unit text,
+                repeat_every integer,
+                repeat_count integer,
+                repeat_until text,
+                content text NOT NULL,
+                next_index bigint NOT NULL,
+                next_fire_at bigint NOT NULL,
+                revision bigint NOT NULL,
+                generation bigint NOT NULL DEFAULT 1,
+                created_at bigint NOT NULL,
+                UNIQUE (app_id, device_id, id),
+                FOREIGN KEY (app_id, device_id) REFERENCES device(app_id, id) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX notification_due ON notification (next_fire_at)",
+            // The fire log: each firing with the content to deliver, unique per occurrence, and
+            // while it has no outcome the node delivering it and that node's lease.
+            """
+            CREATE TABLE delivery (
+                key bigserial PRIMARY KEY,
+                occurrence_id text NOT NULL,
+                app_id text NOT NULL,
+                device_id text NOT NULL,
+                notification_id text NOT NULL,
+                scheduled_for bigint NOT NULL,
+                fired_at bigint NOT NULL,
+                late boolean NOT NULL,
+                missed bigint NOT NULL,
+                channel text NOT NULL,
+                outcome text NOT NULL,
+                apns_status integer,
+                apns_id text,
+                content text,
+                notification_key bigint,
+                generation bigint,
+                occurrence_index bigint,
+                claimed_by text,
+                lease_until bigint
+            )
+            """,
+            "CREATE INDEX delivery_by_device ON delivery (app_id, device_id, key)",
+            "CREATE INDEX delivery_pending ON delivery (lease_until) WHERE outcome = 'pending'",
+            """
+            CREATE UNIQUE INDEX delivery_occurrence ON delivery (notification_key, generation, occurrence_index)
+                WHERE notification_key IS NOT NULL
+            """,
+            """
+            CREATE TABLE invalid_token (
+                app_id text NOT NULL,
+                token text NOT NULL,
+                reason text NOT NULL,
+                apns_timestamp bigint,
+                invalidated_at bigint NOT NULL,
+                PRIMARY KEY (app_id, token)
+            )
+            """,
+            """
+            CREATE TABLE token_registration (
+                app_id text NOT NULL,
+                token text NOT NULL,
+                registered_at bigint NOT NULL,
+                PRIMARY KEY (app_id, token)
+            )
+            """,
+            """
+            CREATE TABLE feedback_event (
+                key bigserial PRIMARY KEY,
+                type text NOT NULL,
+                app_id text NOT NULL,
+                payload text NOT NULL,
+                created_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX feedback_event_by_created_at ON feedback_event (created_at)",
+            """
+            CREATE TABLE device_events (
+                app_id text NOT NULL,
+                device_id text NOT NULL,
+                queue text NOT NULL,
+                unacknowledged text,
+                handed_seq bigint,
+                wake_pushes text NOT NULL DEFAULT '[]',
+                PRIMARY KEY (app_id, device_id),
+                FOREIGN KEY (app_id, device_id) REFERENCES device(app_id, id) ON DELETE CASCADE
+            )
+            """,
+            // Inbox items and backlog hand-overs take their ids from one series.
+            "CREATE SEQUENCE hand_over_sequence",
+            """
+            CREATE TABLE device_inbox (
+                key bigint PRIMARY KEY DEFAULT nextval('hand_over_sequence'),
+                app_id text NOT NULL,
+                device_id text NOT NULL,
+                occurrence_id text NOT NULL,
+                notification_id text NOT NULL,
+                scheduled_for bigint NOT NULL,
+                fired_at bigint NOT NULL,
+                late boolean NOT NULL,
+                missed bigint NOT NULL,
+                content text NOT NULL,
+                delivery_key bigint UNIQUE,
+                FOREIGN KEY (app_id, device_id) REFERENCES device(app_id, id) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX device_inbox_by_device ON device_inbox (app_id, device_id, key)",
+            """
+            CREATE TABLE hook (
+                name text PRIMARY KEY,
+                definition text NOT NULL,
+                updated_at bigint NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE idempotency (
+                hook text NOT NULL,
+                key text NOT NULL,
+                state text NOT NULL,
+                response text,
+                created_at bigint NOT NULL,
+                PRIMARY KEY (hook, key)
+            )
+            """,
+            "CREATE INDEX idempotency_by_created_at ON idempotency (created_at)",
+            """
+            CREATE TABLE outbox (
+                key bigserial PRIMARY KEY,
+                event_key bigint NOT NULL,
+                url text NOT NULL,
+                type text NOT NULL,
+                body text NOT NULL,
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt_at bigint NOT NULL,
+                state text NOT NULL,
+                last_error text,
+                claimed_by text,
+                lease_until bigint,
+                created_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX outbox_due ON outbox (state, next_attempt_at)",
+            "CREATE INDEX outbox_by_receiver ON outbox (url, state)",
+            """
+            CREATE TABLE feedback_receiver (
+                url text PRIMARY KEY,
+                last_event_key bigint NOT NULL
+            )
+            """,
+            // The nodes sharing this database: what their leases are measured against.
+            """
+            CREATE TABLE node (
+                id text PRIMARY KEY,
+                started_at bigint NOT NULL,
+                heartbeat_at bigint NOT NULL
+            )
+            """,
+        ]),
+    ]
+
+    /// Applies the migrations not yet applied, holding the advisory lock on one connection.
+    /// Returns the identifiers it applied.
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [String] {
+        try await client.withConnection { connection in
+            try await connection.query("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
+            do {
+                let applied = try await apply(on: connection, logger: logger)
+                try await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+                return applied
+            } catch {
+                // Closing the session would release it too; unlock so the connection goes back clean.
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    private static func apply(on connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        try await connection.query("""
+            CREATE TABLE IF NOT EXISTS herald_migrations (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+            """, logger: logger)
+        var done: Set<String> = []
+        for try await identifier in try await connection.query("SELECT identifier FROM herald_migrations", logger: logger)
+            .decode(String.self) {
+            done.insert(identifier)
+        }
+        var applied: [String] = []
+        for migration in migrations where !done.contains(migration.identifier) {
+            try await connection.withTransaction(logger: logger) { connection in
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO herald_migrations (identifier) VALUES (\(migration.identifier))",
+                                           logger: logger)
+            }
+            logger.info("applied migration", metadata: ["migration": "\(migration.identifier)"])
+            applied.append(migration.identifier)
+        }
+        return applied
+    }
+}
