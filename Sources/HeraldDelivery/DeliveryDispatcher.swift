@@ -146,7 +146,7 @@ public actor DeliveryDispatcher: Service {
             let id = UUID()
             running[id] = Task { [channel] in
                 let outcomes = await channel.deliver(chunk.map(\.fired))
-                await self.finished(id: id, app: app, chunk: chunk, outcomes: outcomes)
+                self.finished(id: id, app: app, chunk: chunk, outcomes: outcomes)
             }
         }
     }
@@ -186,7 +186,7 @@ public actor DeliveryDispatcher: Service {
         let backoff = min(Duration.seconds(60), configuration.retryBackoff * (1 << min(attempt - 2, 6)))
         Task {
             try? await Task.sleep(for: backoff)
-            await self.accept(work)
+            self.accept(work)
         }
     }
 

@@ -52,10 +52,13 @@ public struct PushCredentialPolicy: Sendable, Equatable {
     static func resolved(_ path: String) -> String {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        if realpath(absolute, &buffer) != nil { return String(cString: buffer) }
+        func text(_ buffer: [CChar]) -> String {
+            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        if realpath(absolute, &buffer) != nil { return text(buffer) }
         let url = URL(fileURLWithPath: absolute).standardizedFileURL
         let directory = url.deletingLastPathComponent().path
-        if realpath(directory, &buffer) != nil { return String(cString: buffer) + "/" + url.lastPathComponent }
+        if realpath(directory, &buffer) != nil { return text(buffer) + "/" + url.lastPathComponent }
         return url.path
     }
 }

@@ -216,7 +216,7 @@ struct FiringPipelineEndToEndTests {
                     sandbox.signal(SIGKILL)
                 }
                 let admin = "http://127.0.0.1:\(adminPort)"
-                _ = try await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { () -> Bool? in
+                _ = await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { () -> Bool? in
                     (try? await keyedHTTP("GET", admin + "/faults"))?.status == 200 ? true : nil
                 }
                 let slow = try await keyedHTTP("PUT", admin + "/faults", json: ["latencyMilliseconds": 150])

@@ -119,7 +119,7 @@ struct SecurityEndToEndTests {
                 try await herald.unregister([unregistered])
                 #expect(try await herald.push(to: accepted).int("status") == 200)
                 #expect(try await herald.push(to: unregistered).int("status") == 410)
-                let logged = try await eventually { () -> String? in
+                let logged = await eventually { () -> String? in
                     let output = herald.server.child.stdout + herald.server.child.stderr
                     return output.contains("push refused") && output.contains("device token invalidated") ? output : nil
                 }

@@ -87,7 +87,7 @@ struct WebhookEndToEndTests {
                     #expect(result.int("status") == 410)
                     #expect(result.string("reason") == "Unregistered")
 
-                    let requests = try await eventually { listener.received.isEmpty ? nil : listener.received }
+                    let requests = await eventually { listener.received.isEmpty ? nil : listener.received }
                     let request = try #require(requests?.first, "no feedback reached the receiver")
                     #expect(request.path == "/herald")
                     expectGenuineFeedback(request, type: "token.invalid")
@@ -150,7 +150,7 @@ struct WebhookEndToEndTests {
 
             try await withFeedbackListener(port: port, in: scratch) { listener in
                 try await withSandboxedHerald(yaml: yaml, in: scratch) { second in
-                    let requests = try await eventually { listener.received.isEmpty ? nil : listener.received }
+                    let requests = await eventually { listener.received.isEmpty ? nil : listener.received }
                     let request = try #require(requests?.first, "the waiting event was not delivered after the restart")
                     expectGenuineFeedback(request, type: "token.invalid")
                     #expect(request.json.int("id") == waiting.int("event"), "a different event arrived")
