@@ -59,14 +59,15 @@ public struct DeviceRouter: DeliveryChannel {
             // Stored first, then streamed with its sequence id: it stays until the client
             // acknowledges it, so a stream that drops mid-write loses nothing.
             let sequences = (try? await store.holdInInbox(liveItems)) ?? Array(repeating: nil, count: live.count)
-            for (index, sequence) in zip(live, sequences) {
+            for ((index, item), sequence) in zip(zip(live, liveItems), sequences) {
                 let device = batch[index].device
-                guard sequence != nil else {
+                guard let sequence else {
                     outcomes[index] = DeliveryOutcome(.inbox, .failed("failed"))
                     continue
                 }
-                let streamed = await streams.send(.notification(batch[index], sequence: sequence),
-                                                  appID: device.appID, deviceID: device.id)
+                var stored = item
+                stored.sequence = sequence
+                let streamed = await streams.send(.notification(stored), appID: device.appID, deviceID: device.id)
                 outcomes[index] = streamed ? DeliveryOutcome(.stream, .delivered) : DeliveryOutcome(.inbox, .held)
             }
         }

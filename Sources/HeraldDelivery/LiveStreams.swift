@@ -1,12 +1,13 @@
 import Foundation
 import HeraldCore
+import HeraldStorage
 
 /// What travels on a device's live event stream after its backlog.
 public enum LiveMessage: Sendable {
     case event(SystemEvent)
-    /// A fired notification, already in the device's inbox under `sequence`, where it stays until
-    /// acknowledged: a stream that drops before the client read it loses nothing.
-    case notification(FiredOccurrence, sequence: Int64?)
+    /// A fired notification as the device's inbox holds it (with its sequence id), where it stays
+    /// until acknowledged: a stream that drops before the client read it loses nothing.
+    case notification(InboxItem)
     /// Keeps an idle connection open, and reveals one whose client has gone.
     case heartbeat
 }

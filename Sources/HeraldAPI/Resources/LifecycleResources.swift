@@ -46,12 +46,13 @@ struct PresentedNotificationResource: Encodable {
     /// wake's `ack`, or SSE's `Last-Event-ID`); until then the item is handed over again.
     var seq: Int64?
 
-    init(occurrence: Occurrence, content: NotificationContent, firedAt: Date, seq: Int64? = nil) {
-        self.seq = seq
+    init(_ item: InboxItem) {
+        let occurrence = item.occurrence, content = item.content
+        seq = item.sequence
         occurrenceId = occurrence.id
         notificationId = occurrence.notificationID
         scheduledFor = RFC3339.string(from: occurrence.scheduledFor)
-        self.firedAt = RFC3339.string(from: firedAt)
+        firedAt = RFC3339.string(from: item.firedAt)
         late = occurrence.late
         missed = occurrence.missed
         alert = AlertBody(title: content.alert.title, subtitle: content.alert.subtitle, body: content.alert.body)
@@ -60,10 +61,6 @@ struct PresentedNotificationResource: Encodable {
         category = content.category
         threadId = content.threadId
         userInfo = content.userInfo
-    }
-
-    init(_ item: InboxItem) {
-        self.init(occurrence: item.occurrence, content: item.content, firedAt: item.firedAt, seq: item.sequence)
     }
 }
 

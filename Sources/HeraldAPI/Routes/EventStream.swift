@@ -58,12 +58,8 @@ struct EventStream {
                     case .event(let event):
                         try await writer.write(Self.frame("system", CoalescedResource(CoalescedNotification(
                             kind: event.kind, key: event.key, value: event.value, count: 1))))
-                    case .notification(let fired, let sequence):
-                        // Held in the inbox before it was streamed, so its content decoded then.
-                        guard let content = try? fired.content() else { continue }
-                        try await writer.write(Self.frame("notification", PresentedNotificationResource(
-                            occurrence: fired.occurrence, content: content, firedAt: fired.firedAt, seq: sequence),
-                            id: sequence))
+                    case .notification(let item):
+                        try await writer.write(Self.frame("notification", PresentedNotificationResource(item), id: item.sequence))
                     case .heartbeat:
                         try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                     }
