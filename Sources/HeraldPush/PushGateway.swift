@@ -71,21 +71,21 @@ public actor PushGateway {
             return pushes.map { PushOutcome(token: $0.token, status: 422, reason: error.reason, attempts: 0) }
         }
         let timeout = configuration.timeout
-        let ledger = self.ledger
+        // Known-dead tokens are not sent: one ledger call for the whole batch.
+        let dead = await ledger.invalid(appID: app.id, among: Set(pushes.map(\.token)))
         var outcomes = [PushOutcome?](repeating: nil, count: pushes.count)
         await withTaskGroup(of: (Int, PushOutcome).self) { group in
             var next = 0
             func startNext() -> Bool {
+                while next < pushes.count, dead.contains(pushes[next].token) {
+                    outcomes[next] = PushOutcome(token: pushes[next].token, status: 410, reason: "tokenInvalidated", attempts: 0)
+                    next += 1
+                }
                 guard next < pushes.count else { return false }
                 let index = next
                 let push = pushes[index]
                 next += 1
-                group.addTask {
-                    if await ledger.isInvalid(appID: app.id, token: push.token) {
-                        return (index, PushOutcome(token: push.token, status: 410, reason: "tokenInvalidated", attempts: 0))
-                    }
-                    return (index, await client.send(push, timeout: timeout))
-                }
+                group.addTask { (index, await client.send(push, timeout: timeout)) }
                 return true
             }
             for _ in 0..<configuration.concurrency where startNext() {}
