@@ -72,7 +72,7 @@ let package = Package(
         ]),
         // HTTP API (Hummingbird 2), configuration and server assembly.
         .target(name: "HeraldAPI", dependencies: [
-            "HeraldCore", "HeraldCrypto", "HeraldStorage", "HeraldScheduler", "HeraldPush", "HeraldDelivery",
+            "HeraldCore", "HeraldCrypto", "HeraldStorage", "HeraldPostgres", "HeraldScheduler", "HeraldPush", "HeraldDelivery",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -105,9 +105,12 @@ let package = Package(
             "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldScheduler", "HeraldPush", "HeraldSandbox",
             "HeraldDelivery", "HeraldTestSupport",
         ]),
-        .testTarget(name: "HeraldStorageTests", dependencies: ["HeraldCore", "HeraldStorage"]),
+        .testTarget(name: "HeraldStorageTests", dependencies: [
+            "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "HeraldPostgresTests", dependencies: [
-            "HeraldCore", "HeraldPostgres", "HeraldTestSupport",
+            "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HeraldSchedulerTests", dependencies: [

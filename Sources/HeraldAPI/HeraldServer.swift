@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldDelivery
+import HeraldPostgres
 import HeraldPush
 import HeraldScheduler
 import HeraldStorage
@@ -11,9 +12,14 @@ import ServiceLifecycle
 import Yams
 
 /// `herald serve` assembled: storage, the scheduler engine and the HTTP API in one service group.
+///
+/// The one place that knows which store it runs on: SQLite under the data directory, or with
+/// `storage.url` a PostgreSQL database shared with other nodes, plus this node's coordinator.
 public struct HeraldServer: Sendable {
     public let configuration: ServerConfiguration
-    public let store: SQLiteStore
+    public let store: any HeraldStore
+    /// Leases, takeovers and word between nodes; nil on SQLite.
+    public let coordinator: NodeCoordinator?
     public let engine: SchedulerEngine
     public let gateway: PushGateway
     /// Devices connected to their live event stream.
@@ -42,7 +48,22 @@ public struct HeraldServer: Sendable {
         self.clock = clock
         self.registry = registry
         self.logger = logger
-        let store = try SQLiteStore(directory: configuration.dataDirectory, synchronous: configuration.synchronous)
+        let store: any HeraldStore
+        var nodeStore: (any NodeStore)?
+        if let url = configuration.storageURL {
+            let location = try PostgresLocation(url: url, passwordFile: configuration.storagePasswordFile,
+                                                environment: ProcessInfo.processInfo.environment)
+            let shared = try await PostgresStore.open(location, nodeID: configuration.resolvedNodeID,
+                                                      poolSize: configuration.storagePoolSize,
+                                                      leaseMilliseconds: Int64(configuration.nodeLeaseMilliseconds),
+                                                      logger: logger)
+            logger.info("storage: PostgreSQL", metadata: ["database": "\(location.redacted)",
+                                                          "node": "\(shared.nodeID)"])
+            store = shared
+            nodeStore = shared
+        } else {
+            store = try SQLiteStore(directory: configuration.dataDirectory, synchronous: configuration.synchronous)
+        }
         self.store = store
         gateway = PushGateway(
             ledger: StoredTokenLedger(store: store),
@@ -83,16 +104,19 @@ public struct HeraldServer: Sendable {
         let dispatcher = DeliveryDispatcher(
             store: store, channel: channel,
             configuration: .init(drain: .milliseconds(configuration.shutdownDrainMilliseconds)), logger: logger)
-        engine = SchedulerEngine(
+        let engine = SchedulerEngine(
             store: store, channel: channel, dispatcher: dispatcher, clock: clock,
             configuration: .init(batchWindow: Double(configuration.batchWindowMilliseconds) / 1000,
                                  lateAfter: Double(configuration.lateAfterMilliseconds) / 1000),
             logger: logger)
+        self.engine = engine
+        let sweep = Duration.milliseconds(configuration.nodeSweepMilliseconds)
+        coordinator = nodeStore.map { NodeCoordinator(store: $0, engine: engine, sweep: sweep, logger: logger) }
         try await engine.load()
     }
 
     /// Hooks defined in a file (a YAML or JSON list of definitions), stored at start-up.
-    static func loadHooks(from path: String, into store: SQLiteStore) async throws {
+    static func loadHooks(from path: String, into store: any HookStore) async throws {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let definitions = try YAMLDecoder().decode([WebhookDefinition].self, from: text)
         for definition in definitions {
@@ -136,8 +160,10 @@ public struct HeraldServer: Sendable {
             configuration: .init(address: .hostname(configuration.listenHost, port: configuration.listenPort),
                                  serverName: "herald"),
             // Stopped in reverse order: the HTTP server first, then the timer, then the dispatcher,
-            // which finishes what is in flight and stores every outcome.
-            services: [engine.dispatcher as any Service, engine, pruner] + (feedback.map { [$0] } ?? []),
+            // which finishes what is in flight and stores every outcome, and last the coordinator,
+            // which renews this node's leases until then.
+            services: (coordinator.map { [$0 as any Service] } ?? [])
+                + [engine.dispatcher as any Service, engine, pruner] + (feedback.map { [$0] } ?? []),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

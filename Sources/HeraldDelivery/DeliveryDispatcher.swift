@@ -99,6 +99,12 @@ public actor DeliveryDispatcher: Service {
         guard !recovered else { return }
         recovered = true
         let (fired, orphaned) = try await store.unfinishedFirings()
+        await takeOver(fired: fired, orphaned: orphaned)
+    }
+
+    /// Delivers firings taken over from the fire log (after a restart, or from a node whose
+    /// lease ran out), and closes those whose device is gone.
+    public func takeOver(fired: [FiredOccurrence], orphaned: [Int64]) async {
         if !orphaned.isEmpty {
             unsaved += orphaned.map { DeliveryOutcome(.none, .deviceGone).completing($0) }
             await flush()

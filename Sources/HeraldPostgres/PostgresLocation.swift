@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import PostgresNIO
 
 /// Where a PostgreSQL database is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`, with the
 /// password from the URL, a file, or `PGPASSWORD`, in that order.
@@ -58,4 +59,12 @@ public struct PostgresLocation: Hashable, Sendable {
 
     /// The URL without its password, for logs.
     public var redacted: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+}
+
+extension PostgresLocation {
+    /// A single connection's settings (the pool has its own; a listener needs one of its own).
+    var connectionConfiguration: PostgresConnection.Configuration {
+        PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database,
+                                         tls: .disable)
+    }
 }

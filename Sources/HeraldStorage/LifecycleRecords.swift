@@ -63,4 +63,11 @@ public struct EventIngestion: Sendable {
     public var queued: Int
     /// The net change now waiting (a backlog that cancelled out counts as nothing).
     public var backlog: Int
+
+    public init(device: Device, live: [SystemEvent], queued: Int, backlog: Int) {
+        self.device = device
+        self.live = live
+        self.queued = queued
+        self.backlog = backlog
+    }
 }

@@ -16,6 +16,19 @@ public struct OutboxMessage: Hashable, Sendable {
     public var nextAttemptAt: Date
     public var state: State
     public var lastError: String?
+
+    public init(id: Int64, eventID: Int64, url: String, type: String, body: String, attempts: Int, nextAttemptAt: Date,
+                state: State, lastError: String?) {
+        self.id = id
+        self.eventID = eventID
+        self.url = url
+        self.type = type
+        self.body = body
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.state = state
+        self.lastError = lastError
+    }
 }
 
 /// An inbound hook's idempotency record: a resend with the same key gets the first answer.

@@ -49,28 +49,15 @@ extension SQLiteStore {
     /// The schedule columns of a row read with ``notificationColumns``: all a firing decision
     /// needs, without decoding the content.
     static func schedule(from row: Row) throws -> NotificationSchedule {
-        let fireDateText: String = row[3]
-        let fireDate: FireDate
-        if let instant = RFC3339.instant(from: fireDateText) {
-            fireDate = .instant(instant)
-        } else if let local = LocalDateTime(parsing: fireDateText) {
-            fireDate = .wallClock(local)
-        } else {
-            throw StorageError.corrupt("notification fire_date '\(fireDateText)'")
+        // repeat_until holds milliseconds, or for a floating notification's wall-clock end, its text.
+        var until: ScheduleColumns.RepeatUntil?
+        switch (row[8] as DatabaseValue).storage {
+        case .int64(let milliseconds): until = .instant(milliseconds)
+        case .string(let text): until = .wallClock(text)
+        default: break
         }
-        var repeatRule: RepeatRule?
-        if let unitText: String = row[5], let unit = RepeatUnit(rawValue: unitText) {
-            var end: RepeatEnd?
-            if let count: Int = row[7] { end = .count(count) }
-            // repeat_until holds milliseconds, or for a floating notification's wall-clock end, its text.
-            switch (row[8] as DatabaseValue).storage {
-            case .int64(let milliseconds): end = .until(Date(millisecondsSince1970: milliseconds))
-            case .string(let text): end = LocalDateTime(parsing: text).map(RepeatEnd.untilWallClock)
-            default: break
-            }
-            repeatRule = RepeatRule(unit: unit, every: row[6] ?? 1, end: end)
-        }
-        return NotificationSchedule(fireDate: fireDate, timeZone: FireTimeZone(fieldValue: row[4]), repeatRule: repeatRule)
+        return try ScheduleColumns(fireDate: row[3], timeZone: row[4], repeatUnit: row[5], repeatEvery: row[6],
+                                   repeatCount: row[7], repeatUntil: until).schedule()
     }
 
     static func delivery(from row: Row) -> Delivery {
@@ -91,19 +78,20 @@ extension SQLiteStore {
         ])
     }
 
-    static func endColumns(_ end: RepeatEnd?) -> (count: Int?, until: DatabaseValue) {
-        switch end {
-        case .count(let count)?: return (count, .null)
-        case .until(let date)?: return (nil, date.millisecondsSince1970.databaseValue)
-        case .untilWallClock(let local)?: return (nil, local.description.databaseValue)
-        case nil: return (nil, .null)
+    /// The stored columns of `notification`'s schedule, as SQLite binds them.
+    static func scheduleArguments(_ notification: LocalNotification) -> [DatabaseValueConvertible?] {
+        let columns = ScheduleColumns(notification)
+        let until: DatabaseValue
+        switch columns.repeatUntil {
+        case .instant(let milliseconds)?: until = milliseconds.databaseValue
+        case .wallClock(let text)?: until = text.databaseValue
+        case nil: until = .null
         }
+        return [columns.fireDate, columns.timeZone, columns.repeatUnit, columns.repeatEvery, columns.repeatCount, until]
     }
 
-    /// Re-times a device's floating notifications after its zone changed: each resumes at its first
-    /// occurrence after `now` in the new zone. One whose pending occurrence the move put in the
-    /// past, with nothing after it, keeps that occurrence so it still fires once, late; nothing
-    /// accepted is dropped silently.
+    /// Re-times a device's floating notifications after its zone changed, each as
+    /// ``LocalNotification/resumed(inDeviceZone:now:)`` says.
     static func retimeFloating(_ db: Database, device: Device, now: Date) throws -> [TimerEntry] {
         guard let zone = TimeZone(identifier: device.timeZone) else { return [] }
         let rows = try Row.fetchAll(db, sql: """
@@ -114,13 +102,7 @@ extension SQLiteStore {
         for row in rows {
             let notification = try Self.notification(from: row)
             let key: Int64 = row[notificationColumnCount]
-            let recurrence = notification.recurrence(deviceTimeZone: zone)
-            let pending = recurrence.occurrence(notification.nextIndex).map { (index: notification.nextIndex, date: $0) }
-            // Never back to an index already fired: flying west, the next occurrence keeps its
-            // index and moves to its new instant; flying east past it, it is due now.
-            var upcoming = recurrence.firstOccurrence(after: now).map { (index: $0.index, date: $0.date) }
-            if let candidate = upcoming, candidate.index < notification.nextIndex { upcoming = pending }
-            guard let next = upcoming ?? pending else {
+            guard let next = notification.resumed(inDeviceZone: zone, now: now) else {
                 try db.execute(sql: "DELETE FROM notification WHERE key = ?", arguments: [key])
                 continue
             }

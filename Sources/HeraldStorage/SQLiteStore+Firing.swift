@@ -28,43 +28,33 @@ extension SQLiteStore {
                 """)
             var claim = FiringClaim(fired: [], armed: [], more: rows.count == limit)
             for row in rows {
-                let appID: String = row[0], deviceID: String = row[1], notificationID: String = row[2]
                 let key: Int64 = row[Self.notificationColumnCount]
                 let generation: Int64 = row[Self.notificationColumnCount + 1]
                 let device = try Self.device(from: row, offset: Self.notificationColumnCount + 2)
-                let due = DueNotification(key: key, schedule: try Self.schedule(from: row), nextIndex: row[10],
-                                          nextFireDate: Date(millisecondsSince1970: row[11]), device: device)
-                switch decide(due) {
-                case .ended:
-                    try remove.execute(arguments: [key])
-                case .notYetDue(let next):
-                    let fireAt = next.date.millisecondsSince1970
-                    try advance.execute(arguments: [next.index, fireAt, key])
-                    claim.armed.append(TimerEntry(fireAt: fireAt, key: key))
-                case .fire(let plan):
-                    let occurrence = Occurrence(appID: appID, deviceID: deviceID, notificationID: notificationID,
-                                                index: plan.index, scheduledFor: plan.scheduledFor, late: plan.late,
-                                                missed: plan.missed)
+                let due = DueNotification(key: key, notificationID: row[2], schedule: try Self.schedule(from: row),
+                                          nextIndex: row[10], nextFireDate: Date(millisecondsSince1970: row[11]),
+                                          device: device)
+                let step = ClaimStep(decide(due), for: due)
+                if let occurrence = step.firing {
                     // The stored text as it is, not decoded here: the log keeps exactly what was
                     // scheduled, and whoever delivers it decodes it, off the writer.
                     let content: String = row[9]
                     try log.execute(arguments: [
-                        occurrence.id, appID, deviceID, notificationID,
-                        plan.scheduledFor.millisecondsSince1970, firedAt.millisecondsSince1970, plan.late, plan.missed,
-                        content, key, generation, plan.index,
+                        occurrence.id, occurrence.appID, occurrence.deviceID, occurrence.notificationID,
+                        occurrence.scheduledFor.millisecondsSince1970, firedAt.millisecondsSince1970, occurrence.late,
+                        occurrence.missed, content, key, generation, occurrence.index,
                     ])
                     // The unique occurrence refused a second firing: nothing to hand over again.
                     if db.changesCount > 0 {
                         claim.fired.append(FiredOccurrence(logID: db.lastInsertedRowID, occurrence: occurrence,
                                                            contentJSON: content, device: device, firedAt: firedAt))
                     }
-                    if let next = plan.next {
-                        let fireAt = next.date.millisecondsSince1970
-                        try advance.execute(arguments: [next.index, fireAt, key])
-                        claim.armed.append(TimerEntry(fireAt: fireAt, key: key))
-                    } else {
-                        try remove.execute(arguments: [key])
-                    }
+                }
+                if let next = step.next {
+                    try advance.execute(arguments: [next.index, next.entry.fireAt, key])
+                    claim.armed.append(next.entry)
+                } else {
+                    try remove.execute(arguments: [key])
                 }
             }
             return claim

@@ -11,9 +11,9 @@ extension SQLiteStore {
             var device = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
             if let upTo { try Self.acknowledge(db, appID: appID, deviceID: deviceID, upTo: upTo) }
             guard device.state.canMove(to: state) else {
-                throw HeraldError.invalid("invalidTransition", "a device cannot go from \(device.state.rawValue) to \(state.rawValue)")
+                throw HeraldError.invalidTransition(from: device.state, to: state)
             }
-            let woke = drain || (!device.state.isAwake && state.isAwake)
+            let woke = device.state.wakes(movingTo: state, drain: drain)
             device.state = state
             try db.execute(sql: "UPDATE device SET state = ? WHERE app_id = ? AND id = ?",
                            arguments: [state.rawValue, appID, deviceID])
@@ -116,7 +116,7 @@ extension SQLiteStore {
     static func existingDevice(_ db: Database, appID: String, deviceID: String) throws -> Device {
         guard let row = try Row.fetchOne(db, sql: "SELECT \(deviceColumns) FROM device WHERE app_id = ? AND id = ?",
                                          arguments: [appID, deviceID]) else {
-            throw HeraldError.notFound("deviceNotFound", "device '\(deviceID)' of app '\(appID)' does not exist")
+            throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
         }
         return try device(from: row)
     }

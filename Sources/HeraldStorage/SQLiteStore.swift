@@ -118,7 +118,7 @@ public final class SQLiteStore: HeraldStore {
         let nowMilliseconds = now.millisecondsSince1970
         return try await pool.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [device.appID]) ?? false else {
-                throw HeraldError.notFound("appNotFound", "app '\(device.appID)' does not exist")
+                throw HeraldError.appNotFound(device.appID)
             }
             let previousZone = try String.fetchOne(
                 db, sql: "SELECT time_zone FROM device WHERE app_id = ? AND id = ?", arguments: [device.appID, device.id])
@@ -171,11 +171,11 @@ public final class SQLiteStore: HeraldStore {
         return try await pool.write { db in
             guard let policyText = try String.fetchOne(db, sql: "SELECT overflow FROM app WHERE id = ?",
                                                        arguments: [notification.appID]) else {
-                throw HeraldError.notFound("appNotFound", "app '\(notification.appID)' does not exist")
+                throw HeraldError.appNotFound(notification.appID)
             }
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE app_id = ? AND id = ?",
                                     arguments: [notification.appID, notification.deviceID]) ?? false else {
-                throw HeraldError.notFound("deviceNotFound", "device '\(notification.deviceID)' does not exist")
+                throw HeraldError.deviceNotFound(appID: notification.appID, deviceID: notification.deviceID)
             }
             let policy = OverflowPolicy(rawValue: policyText) ?? .reject
             let pending = try Row.fetchAll(db, sql: """
@@ -194,8 +194,6 @@ public final class SQLiteStore: HeraldStore {
             if evicted.contains(notification.id) {
                 return ScheduleResult(armed: nil, replaced: replaced, evicted: evicted)
             }
-            let repeatRule = notification.repeatRule
-            let (count, until) = Self.endColumns(repeatRule?.end)
             let nextFireAt = notification.nextFireDate.millisecondsSince1970
             let key = try Int64.fetchOne(db, sql: """
                 INSERT INTO notification (app_id, device_id, id, fire_date, time_zone, repeat_unit, repeat_every,
@@ -209,11 +207,10 @@ public final class SQLiteStore: HeraldStore {
                     revision = notification.revision + 1, generation = notification.generation + 1,
                     created_at = excluded.created_at
                 RETURNING key
-                """, arguments: [notification.appID, notification.deviceID, notification.id,
-                                 notification.fireDate.fieldValue, notification.timeZone.fieldValue,
-                                 repeatRule?.unit.rawValue, repeatRule?.every, count, until,
-                                 String(decoding: content, as: UTF8.self), notification.nextIndex, nextFireAt,
-                                 nowMilliseconds])!
+                """, arguments: StatementArguments([notification.appID, notification.deviceID, notification.id]
+                                    + Self.scheduleArguments(notification)
+                                    + [String(decoding: content, as: UTF8.self), notification.nextIndex, nextFireAt,
+                                       nowMilliseconds]))!
             return ScheduleResult(armed: TimerEntry(fireAt: nextFireAt, key: key), replaced: replaced, evicted: evicted)
         }
     }
@@ -375,13 +372,9 @@ public final class SQLiteStore: HeraldStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
                 """)
             for (notification, content) in rows {
-                let (count, until) = Self.endColumns(notification.repeatRule?.end)
-                try insert.execute(arguments: [
-                    notification.appID, notification.deviceID, notification.id, notification.fireDate.fieldValue,
-                    notification.timeZone.fieldValue, notification.repeatRule?.unit.rawValue,
-                    notification.repeatRule?.every, count, until, content, notification.nextIndex,
-                    notification.nextFireDate.millisecondsSince1970, now,
-                ])
+                try insert.execute(arguments: StatementArguments(
+                    [notification.appID, notification.deviceID, notification.id] + Self.scheduleArguments(notification)
+                    + [content, notification.nextIndex, notification.nextFireDate.millisecondsSince1970, now]))
             }
         }
     }

@@ -166,6 +166,11 @@ public struct TimerEntry: Hashable, Sendable {
 public struct DeviceSaveResult: Sendable {
     public var created: Bool
     public var rearmed: [TimerEntry]
+
+    public init(created: Bool, rearmed: [TimerEntry]) {
+        self.created = created
+        self.rearmed = rearmed
+    }
 }
 
 public struct ScheduleResult: Sendable {
@@ -173,16 +178,33 @@ public struct ScheduleResult: Sendable {
     public var armed: TimerEntry?
     public var replaced: Bool
     public var evicted: [String]
+
+    public init(armed: TimerEntry?, replaced: Bool, evicted: [String]) {
+        self.armed = armed
+        self.replaced = replaced
+        self.evicted = evicted
+    }
 }
 
 /// A notification whose timer came due, with the device facts firing needs.
 public struct DueNotification: Sendable {
     public var key: Int64
+    public var notificationID: String
     public var schedule: NotificationSchedule
     /// The stored next occurrence: its index and instant.
     public var nextIndex: Int
     public var nextFireDate: Date
     public var device: Device
+
+    public init(key: Int64, notificationID: String, schedule: NotificationSchedule, nextIndex: Int, nextFireDate: Date,
+                device: Device) {
+        self.key = key
+        self.notificationID = notificationID
+        self.schedule = schedule
+        self.nextIndex = nextIndex
+        self.nextFireDate = nextFireDate
+        self.device = device
+    }
 
     /// ``FiringDecision`` for this row.
     public func decision(deviceTimeZone: TimeZone, now: Date, lateAfter: TimeInterval) -> FiringDecision {
@@ -199,6 +221,12 @@ public struct FiringClaim: Sendable {
     public var armed: [TimerEntry]
     /// The claim stopped at its limit: more may be due now.
     public var more: Bool
+
+    public init(fired: [FiredOccurrence], armed: [TimerEntry], more: Bool) {
+        self.fired = fired
+        self.armed = armed
+        self.more = more
+    }
 }
 
 /// The final outcome of a delivery that was recorded as pending.
@@ -225,4 +253,21 @@ extension Date {
     public init(millisecondsSince1970 milliseconds: Int64) {
         self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
+}
+
+/// What a store shared by several nodes adds to the roles: leases on the firings a node is
+/// delivering, and word of the timers other nodes armed. SQLite, used by one node, has none.
+public protocol NodeStore: Sendable {
+    /// This node's name, as leases and logs show it.
+    var nodeID: String { get }
+    /// How long a claim on a firing lasts without a renewal.
+    var leaseMilliseconds: Int64 { get }
+    /// Records the heartbeat and extends the leases on this node's firings in delivery.
+    func renewLeases(now: Date) async throws
+    /// Firings without an outcome whose node stopped renewing them, now leased to this node.
+    func takeOverExpiredFirings(now: Date) async throws -> (fired: [FiredOccurrence], orphaned: [Int64])
+    /// The soonest pending instant, for the sweep that covers word lost between nodes.
+    func earliestPendingFire() async throws -> Int64?
+    /// Calls `armed` with the instants other nodes armed, until cancelled or disconnected.
+    func listenForArming(_ armed: @escaping @Sendable ([Int64]) async -> Void) async throws
 }

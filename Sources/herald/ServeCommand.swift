@@ -8,7 +8,8 @@ import Logging
 import Metrics
 import Prometheus
 
-/// `herald serve`: the HTTP API and the scheduler on embedded SQLite.
+/// `herald serve`: the HTTP API and the scheduler, on embedded SQLite or, for several nodes, on
+/// one PostgreSQL database.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -24,6 +25,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Directory for the SQLite database (default ./data).")
     var dataDir: String?
 
+    @Option(help: "PostgreSQL database shared by several nodes, postgres://USER[:PASSWORD]@HOST:PORT/DB (default: SQLite).")
+    var storageURL: String?
+
+    @Option(help: "This node's name in leases, logs and metrics (default: hostname:pid).")
+    var nodeID: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         var settings: ServerConfiguration
@@ -31,6 +38,8 @@ struct ServeCommand: AsyncParsableCommand {
             settings = try ServerConfiguration.load(file: config ?? environment["HERALD_CONFIG"], environment: environment)
             if let listen { try settings.set("listen", to: listen) }
             if let dataDir { try settings.set("dataDir", to: dataDir) }
+            if let storageURL { try settings.set("storage.url", to: storageURL) }
+            if let nodeID { try settings.set("node.id", to: nodeID) }
         } catch {
             throw ValidationError("\(error)")
         }

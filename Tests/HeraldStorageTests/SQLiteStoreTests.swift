@@ -222,7 +222,7 @@ struct SQLiteStoreTests {
     @Test("Scheduling for an unknown device is refused with deviceNotFound")
     func unknownDevice() async throws {
         let temporary = try await prepared()
-        await #expect(throws: HeraldError.notFound("deviceNotFound", "device 'ghost' does not exist")) {
+        await #expect(throws: HeraldError.deviceNotFound(appID: "com.example.app", deviceID: "ghost")) {
             _ = try await temporary.store.schedule(sampleNotification("a", at: now.addingTimeInterval(60), device: "ghost"), now: now)
         }
     }

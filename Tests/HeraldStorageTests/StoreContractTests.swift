@@ -1,4 +1,7 @@
 import Foundation
+import HeraldPostgres
+import HeraldTestSupport
+import Logging
 import HeraldCore
 import HeraldStorage
 import Synchronization
@@ -6,49 +9,84 @@ import Testing
 
 // The contract every backend keeps, whatever it is built on: the 128 limit under concurrency, a
 // claim that sees every cancel committed before it, each occurrence fired once however many
-// claimers race, and a fire log that outlives a crash. SQLite runs it now; PostgreSQL joins by
-// adding a backend to `StoreBackend.all`.
+// claimers race, and a fire log that outlives a crash. It runs against SQLite and against a real
+// PostgreSQL server.
 
 /// A store under test and how to restart it.
 final class StoreUnderTest: @unchecked Sendable {
     private(set) var store: any HeraldStore
-    private let reopenStore: () throws -> any HeraldStore
-    private let cleanUp: () -> Void
+    private let reopenStore: () async throws -> any HeraldStore
+    private let closeStore: (any HeraldStore) async -> Void
 
-    init(store: any HeraldStore, reopen: @escaping () throws -> any HeraldStore, cleanUp: @escaping () -> Void) {
+    init(store: any HeraldStore, reopen: @escaping () async throws -> any HeraldStore,
+         close: @escaping (any HeraldStore) async -> Void) {
         self.store = store
         self.reopenStore = reopen
-        self.cleanUp = cleanUp
+        self.closeStore = close
     }
 
     /// A new store object on the same data, as after a crash and a restart.
-    func restart() throws { store = try reopenStore() }
+    func restart() async throws {
+        let previous = store
+        store = try await reopenStore()
+        await closeStore(previous)
+    }
 
-    deinit { cleanUp() }
+    func close() async { await closeStore(store) }
+}
+
+/// What one test holds of a backend: a PostgreSQL server, say, with a fresh database per store.
+struct BackendHost: Sendable {
+    var makeStore: @Sendable () async throws -> StoreUnderTest
+    var stop: @Sendable () -> Void
 }
 
 /// A backend the contract runs against.
 struct StoreBackend: Sendable, CustomTestStringConvertible {
     var name: String
-    var make: @Sendable () throws -> StoreUnderTest
+    var start: @Sendable () throws -> BackendHost
 
     var testDescription: String { name }
 
-    static let sqlite = StoreBackend(name: "SQLite") {
-        let directory = NSTemporaryDirectory() + "herald-contract-\(UUID().uuidString)"
-        return StoreUnderTest(store: try SQLiteStore(directory: directory),
-                              reopen: { try SQLiteStore(directory: directory) },
-                              cleanUp: { try? FileManager.default.removeItem(atPath: directory) })
+    /// Runs `body` with the backend started, and stops it afterwards.
+    func with(_ body: (BackendHost) async throws -> Void) async throws {
+        let host = try start()
+        defer { host.stop() }
+        try await body(host)
     }
 
-    static let all: [StoreBackend] = [.sqlite]
+    static let sqlite = StoreBackend(name: "SQLite") {
+        let root = NSTemporaryDirectory() + "herald-contract-\(UUID().uuidString)"
+        return BackendHost(makeStore: {
+            let directory = root + "/" + UUID().uuidString
+            return StoreUnderTest(store: try SQLiteStore(directory: directory),
+                                  reopen: { try SQLiteStore(directory: directory) }, close: { _ in })
+        }, stop: { try? FileManager.default.removeItem(atPath: root) })
+    }
+
+    static let postgres = StoreBackend(name: "PostgreSQL") {
+        let server = try PostgresServer.start()
+        let databases = Mutex(0)
+        return BackendHost(makeStore: {
+            let database = "contract_\(databases.withLock { $0 += 1; return $0 })"
+            try server.createDatabase(database)
+            let location = try PostgresLocation(url: server.url(database: database))
+            var logger = Logger(label: "herald.test.contract")
+            logger.logLevel = .error
+            let open = { [logger] in try await PostgresStore.open(location, nodeID: "node-a", poolSize: 8, logger: logger) }
+            return StoreUnderTest(store: try await open(), reopen: open,
+                                  close: { await ($0 as? PostgresStore)?.close() })
+        }, stop: { server.stop() })
+    }
+
+    static let all: [StoreBackend] = [.sqlite, .postgres]
 }
 
 private let app = "com.example.contract"
 private let start = Date(timeIntervalSince1970: 1_800_000_000)
 
-private func prepare(_ backend: StoreBackend, devices: Int = 1) async throws -> StoreUnderTest {
-    let subject = try backend.make()
+private func prepare(_ host: BackendHost, devices: Int = 1) async throws -> StoreUnderTest {
+    let subject = try await host.makeStore()
     _ = try await subject.store.saveApp(App(id: app))
     for index in 0..<devices {
         _ = try await subject.store.saveDevice(Device(appID: app, id: "d\(index)", timeZone: "UTC"), now: start)
@@ -80,99 +118,114 @@ struct StoreContractTests {
     @Test("200 parallel schedules on one device leave exactly 128; the rest are refused (10 rounds)",
           arguments: StoreBackend.all)
     func limitUnderConcurrency(backend: StoreBackend) async throws {
-        for round in 1...10 {
-            let subject = try await prepare(backend)
-            let store = subject.store
-            let refusals = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for index in 0..<200 {
-                    group.addTask {
-                        do {
-                            _ = try await store.schedule(oneShot("n\(index)", at: 60 + Double(index)), now: start)
-                            return false
-                        } catch let error as HeraldError where error.reason == "notificationLimitReached" {
-                            return true
+        try await backend.with { host in
+            for round in 1...10 {
+                let subject = try await prepare(host)
+                let store = subject.store
+                let refusals = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for index in 0..<200 {
+                        group.addTask {
+                            do {
+                                _ = try await store.schedule(oneShot("n\(index)", at: 60 + Double(index)), now: start)
+                                return false
+                            } catch let error as HeraldError where error.reason == "notificationLimitReached" {
+                                return true
+                            }
                         }
                     }
+                    return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
                 }
-                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+                let pending = try await store.notifications(appID: app, deviceID: "d0")
+                #expect(pending.count == 128, "round \(round): \(pending.count) pending")
+                #expect(refusals == 72, "round \(round): \(refusals) refused")
+                await subject.close()
             }
-            let pending = try await store.notifications(appID: app, deviceID: "d0")
-            #expect(pending.count == 128, "round \(round): \(pending.count) pending")
-            #expect(refusals == 72, "round \(round): \(refusals) refused")
         }
     }
 
     @Test("A cancel and a claim racing: each one-shot is either cancelled or fired, never both (20 rounds)",
           arguments: StoreBackend.all)
     func cancelRacingClaim(backend: StoreBackend) async throws {
-        for round in 1...20 {
-            let subject = try await prepare(backend)
-            let store = subject.store
-            for index in 0..<100 { _ = try await store.schedule(oneShot("n\(index)", at: 10), now: start) }
-            async let cancelled: Set<String> = withThrowingTaskGroup(of: String?.self) { group in
-                for index in 0..<100 {
-                    group.addTask { try await store.cancel(appID: app, deviceID: "d0", id: "n\(index)") ? "n\(index)" : nil }
+        try await backend.with { host in
+            for round in 1...20 {
+                let subject = try await prepare(host)
+                let store = subject.store
+                for index in 0..<100 { _ = try await store.schedule(oneShot("n\(index)", at: 10), now: start) }
+                async let cancelled: Set<String> = withThrowingTaskGroup(of: String?.self) { group in
+                    for index in 0..<100 {
+                        group.addTask { try await store.cancel(appID: app, deviceID: "d0", id: "n\(index)") ? "n\(index)" : nil }
+                    }
+                    var ids = Set<String>()
+                    for try await id in group { if let id { ids.insert(id) } }
+                    return ids
                 }
-                var ids = Set<String>()
-                for try await id in group { if let id { ids.insert(id) } }
-                return ids
+                async let fired = claimAll(store, at: 10, limit: 7)
+                let cancelledIDs = try await cancelled
+                let firedIDs = try await fired.map(\.occurrence.notificationID)
+                #expect(Set(firedIDs).isDisjoint(with: cancelledIDs), "round \(round): fired after a successful cancel")
+                #expect(firedIDs.count + cancelledIDs.count == 100, "round \(round): each is either cancelled or fired, once")
+                #expect(Set(firedIDs).count == firedIDs.count, "round \(round): fired twice")
+                await subject.close()
             }
-            async let fired = claimAll(store, at: 10, limit: 7)
-            let cancelledIDs = try await cancelled
-            let firedIDs = try await fired.map(\.occurrence.notificationID)
-            #expect(Set(firedIDs).isDisjoint(with: cancelledIDs), "round \(round): fired after a successful cancel")
-            #expect(firedIDs.count + cancelledIDs.count == 100, "round \(round): each is either cancelled or fired, once")
-            #expect(Set(firedIDs).count == firedIDs.count, "round \(round): fired twice")
         }
     }
 
     @Test("Two claimers on one store fire each occurrence exactly once (10 rounds)", arguments: StoreBackend.all)
     func twoClaimersFireOnce(backend: StoreBackend) async throws {
-        for round in 1...10 {
-            let subject = try await prepare(backend, devices: 4)
-            let store = subject.store
-            for index in 0..<400 {
-                _ = try await store.schedule(oneShot("n\(index)", device: "d\(index % 4)", at: 10 + Double(index % 5) * 0.001),
-                                             now: start)
+        try await backend.with { host in
+            for round in 1...10 {
+                let subject = try await prepare(host, devices: 4)
+                let store = subject.store
+                for index in 0..<400 {
+                    _ = try await store.schedule(oneShot("n\(index)", device: "d\(index % 4)", at: 10 + Double(index % 5) * 0.001),
+                                                 now: start)
+                }
+                async let first = claimAll(store, at: 10.01, limit: 13)
+                async let second = claimAll(store, at: 10.01, limit: 17)
+                let all = try await first + second
+                let ids = all.map { "\($0.occurrence.deviceID)/\($0.occurrence.id)" }
+                #expect(ids.count == 400, "round \(round): \(ids.count) fired")
+                #expect(Set(ids).count == ids.count, "round \(round): an occurrence fired twice")
+                #expect(Set(all.compactMap(\.logID)).count == 400, "round \(round): each firing has its own log row")
+                await subject.close()
             }
-            async let first = claimAll(store, at: 10.01, limit: 13)
-            async let second = claimAll(store, at: 10.01, limit: 17)
-            let all = try await first + second
-            let ids = all.map { "\($0.occurrence.deviceID)/\($0.occurrence.id)" }
-            #expect(ids.count == 400, "round \(round): \(ids.count) fired")
-            #expect(Set(ids).count == ids.count, "round \(round): an occurrence fired twice")
-            #expect(Set(all.compactMap(\.logID)).count == 400, "round \(round): each firing has its own log row")
         }
     }
 
     @Test("A crash between commit and delivery loses nothing: the log alone hands every firing over again, with its content",
           arguments: StoreBackend.all)
     func crashBetweenCommitAndDelivery(backend: StoreBackend) async throws {
-        let subject = try await prepare(backend)
-        for index in 0..<50 { _ = try await subject.store.schedule(oneShot("n\(index)", at: 10), now: start) }
-        let fired = try await claimAll(subject.store, at: 10)
-        #expect(fired.count == 50)
-        try subject.restart()
-        #expect(try await subject.store.notifications(appID: app, deviceID: "d0").isEmpty, "one-shots are gone once fired")
-        let (unfinished, orphaned) = try await subject.store.unfinishedFirings()
-        #expect(orphaned.isEmpty)
-        #expect(Set(unfinished.map(\.occurrence.id)) == Set((0..<50).map { "n\($0)#0" }))
-        #expect(unfinished.allSatisfy { (try? $0.content())?.alert.body == $0.occurrence.notificationID })
-        try await subject.store.completeDeliveries(unfinished.map {
-            CompletedDelivery(deliveryID: $0.logID!, channel: "recorded", outcome: "recorded")
-        })
-        #expect(try await subject.store.unfinishedFirings().fired.isEmpty, "nothing is handed over twice")
+        try await backend.with { host in
+            let subject = try await prepare(host)
+            for index in 0..<50 { _ = try await subject.store.schedule(oneShot("n\(index)", at: 10), now: start) }
+            let fired = try await claimAll(subject.store, at: 10)
+            #expect(fired.count == 50)
+            try await subject.restart()
+            #expect(try await subject.store.notifications(appID: app, deviceID: "d0").isEmpty, "one-shots are gone once fired")
+            let (unfinished, orphaned) = try await subject.store.unfinishedFirings()
+            #expect(orphaned.isEmpty)
+            #expect(Set(unfinished.map(\.occurrence.id)) == Set((0..<50).map { "n\($0)#0" }))
+            #expect(unfinished.allSatisfy { (try? $0.content())?.alert.body == $0.occurrence.notificationID })
+            try await subject.store.completeDeliveries(unfinished.map {
+                CompletedDelivery(deliveryID: $0.logID!, channel: "recorded", outcome: "recorded")
+            })
+            #expect(try await subject.store.unfinishedFirings().fired.isEmpty, "nothing is handed over twice")
+            await subject.close()
+        }
     }
 
     @Test("An inbox holds each firing once, however often it is handed over", arguments: StoreBackend.all)
     func inboxHoldsEachFiringOnce(backend: StoreBackend) async throws {
-        let subject = try await prepare(backend)
-        _ = try await subject.store.schedule(oneShot("n", at: 10), now: start)
-        let fired = try #require(try await claimAll(subject.store, at: 10).first)
-        let item = InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: try fired.content(), firedAt: fired.firedAt)
-        for _ in 0..<3 { try await subject.store.holdInInbox([item]) }
-        let woken = try await subject.store.setState(appID: app, deviceID: "d0", state: .background, drain: true,
-                                                     catalog: try EventCatalog(customKinds: []))
-        #expect(woken.inbox.map(\.occurrence.id) == ["n#0"])
+        try await backend.with { host in
+            let subject = try await prepare(host)
+            _ = try await subject.store.schedule(oneShot("n", at: 10), now: start)
+            let fired = try #require(try await claimAll(subject.store, at: 10).first)
+            let item = InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: try fired.content(), firedAt: fired.firedAt)
+            for _ in 0..<3 { try await subject.store.holdInInbox([item]) }
+            let woken = try await subject.store.setState(appID: app, deviceID: "d0", state: .background, drain: true,
+                                                         catalog: try EventCatalog(customKinds: []))
+            #expect(woken.inbox.map(\.occurrence.id) == ["n#0"])
+            await subject.close()
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldPostgres
 import HeraldPush
 import HeraldStorage
 import Yams
@@ -14,6 +15,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var dataDirectory = "./data"
     public var logLevel = "info"
     public var synchronous: SQLiteStore.Synchronous = .normal
+    /// A PostgreSQL database shared by several nodes; nil keeps SQLite under `dataDirectory`.
+    public var storageURL: String?
+    public var storagePasswordFile: String?
+    public var storagePoolSize = 8
+    /// This node's name in leases, logs and metrics; nil means `hostname:pid`.
+    public var nodeID: String?
+    public var nodeLeaseMilliseconds = 5_000
+    public var nodeSweepMilliseconds = 2_000
     public var batchWindowMilliseconds = 2
     public var lateAfterMilliseconds = 1000
     public var maxBodyBytes = 1_048_576
@@ -61,6 +70,11 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
     }
 
+    /// This node's name: `node.id`, else `hostname:pid`.
+    public var resolvedNodeID: String {
+        nodeID ?? "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
+    }
+
     /// True for addresses that only this machine can reach.
     public var listensOnLoopbackOnly: Bool {
         listenHost == "localhost" || listenHost == "::1" || listenHost.hasPrefix("127.")
@@ -87,6 +101,30 @@ public struct ServerConfiguration: Sendable, Equatable {
                 throw ConfigurationError(key: "storage.synchronous", message: "must be normal or full")
             }
             config.synchronous = mode
+        }),
+        ("storage.url", { config, value throws(ConfigurationError) in
+            do throws(HeraldError) {
+                _ = try PostgresLocation(url: value)
+            } catch {
+                throw ConfigurationError(key: "storage.url", message: error.message)
+            }
+            config.storageURL = value
+        }),
+        ("storage.passwordFile", { config, value in config.storagePasswordFile = value }),
+        ("storage.poolSize", { config, value throws(ConfigurationError) in
+            config.storagePoolSize = try parseInteger(value, key: "storage.poolSize", range: 2...256)
+        }),
+        ("node.id", { config, value throws(ConfigurationError) in
+            guard !value.isEmpty, value.count <= 200, !value.contains("\n") else {
+                throw ConfigurationError(key: "node.id", message: "must be 1 to 200 characters on one line")
+            }
+            config.nodeID = value
+        }),
+        ("node.leaseMs", { config, value throws(ConfigurationError) in
+            config.nodeLeaseMilliseconds = try parseInteger(value, key: "node.leaseMs", range: 300...600_000)
+        }),
+        ("node.sweepMs", { config, value throws(ConfigurationError) in
+            config.nodeSweepMilliseconds = try parseInteger(value, key: "node.sweepMs", range: 100...600_000)
         }),
         ("scheduler.batchWindowMs", { config, value throws(ConfigurationError) in
             config.batchWindowMilliseconds = try parseInteger(value, key: "scheduler.batchWindowMs", range: 0...1000)

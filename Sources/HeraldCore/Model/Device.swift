@@ -18,6 +18,12 @@ public enum LifecycleState: String, Codable, Sendable, CaseIterable {
         guard next == .suspended else { return true }
         return self == .background || self == .suspended
     }
+
+    /// Whether moving to `next` wakes the device, so its backlog and inbox are handed over: a
+    /// move from asleep to awake, or any move the client asks to `drain`.
+    public func wakes(movingTo next: LifecycleState, drain: Bool) -> Bool {
+        drain || (!isAwake && next.isAwake)
+    }
 }
 
 /// One installation of an app. The 128-notification limit applies per device.

@@ -1,0 +1,69 @@
+import Foundation
+import HeraldStorage
+import Logging
+import PostgresNIO
+
+/// Word between nodes of what each one armed: a write that creates or moves a timer entry
+/// (schedule, re-time, a repeating notification advanced by a claim) sends the instants with
+/// `NOTIFY herald_armed` in its own transaction, so they arrive only if it commits, and every
+/// other node arms them. Nodes then wake at the instant itself instead of polling for due work.
+extension PostgresStore {
+    static let armingChannel = "herald_armed"
+    /// NOTIFY payloads must stay under 8000 bytes.
+    static let maximumPayload = 7_000
+
+    /// Sends the instants of `entries` to the other nodes, inside the caller's transaction.
+    func announce(_ entries: [TimerEntry], on connection: PostgresConnection) async throws {
+        guard !entries.isEmpty else { return }
+        // The instant is all a node needs: its claim reads what is due from the table.
+        for payload in Self.armingPayloads(node: nodeID, instants: Set(entries.map(\.fireAt)).sorted()) {
+            try await connection.run("SELECT pg_notify(\(Self.armingChannel), \(payload))", logger: logger)
+        }
+    }
+
+    /// `node\ninstant,instant,...`, split so each payload fits.
+    static func armingPayloads(node: String, instants: [Int64]) -> [String] {
+        var payloads: [String] = []
+        var current = ""
+        for instant in instants {
+            let text = String(instant)
+            if !current.isEmpty, current.utf8.count + text.utf8.count + node.utf8.count >= maximumPayload {
+                payloads.append(node + "\n" + current)
+                current = ""
+            }
+            current += current.isEmpty ? text : "," + text
+        }
+        if !current.isEmpty { payloads.append(node + "\n" + current) }
+        return payloads
+    }
+
+    /// The sender and the instants of one payload; nil for a payload that is not Herald's.
+    static func parseArming(_ payload: String) -> (node: String, instants: [Int64])? {
+        guard let newline = payload.firstIndex(of: "\n") else { return nil }
+        let instants = payload[payload.index(after: newline)...].split(separator: ",").compactMap { Int64($0) }
+        return (String(payload[..<newline]), instants)
+    }
+
+    /// Listens, on a connection of its own, for instants other nodes armed, and calls `armed`
+    /// with each batch until cancelled or the connection fails (the caller reconnects; the sweep
+    /// covers what was sent meanwhile).
+    public func listenForArming(_ armed: @escaping @Sendable ([Int64]) async -> Void) async throws {
+        let connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 1,
+                                                              logger: logger)
+        do {
+            for try await notification in try await connection.listen(Self.armingChannel) {
+                guard let (node, instants) = Self.parseArming(notification.payload), node != nodeID else { continue }
+                await armed(instants)
+            }
+            try? await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// Runs a read on a pooled connection, outside any transaction.
+    func read<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await client.withConnection { connection in try await body(connection) }
+    }
+}

@@ -1,0 +1,297 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import PostgresNIO
+
+/// Apps, devices, notifications and their delivery records. Writes that apply a per-device rule
+/// (the 128 limit, a re-timing) first lock the device row, so nodes scheduling for one device at
+/// once take turns.
+extension PostgresStore {
+    // MARK: Apps
+
+    public func saveApp(_ app: App) async throws -> Bool {
+        let now = Date().millisecondsSince1970
+        let push = try app.push.map(Self.json)
+        let customKinds = try Self.json(app.customKinds)
+        return try await transaction { connection in
+            // xmax is 0 on a row this statement inserted, and set on one it updated.
+            try await connection.row("""
+                INSERT INTO app (id, overflow, push, custom_kinds, created_at, updated_at)
+                VALUES (\(app.id), \(app.overflow.rawValue), \(push), \(customKinds), \(now), \(now))
+                ON CONFLICT (id) DO UPDATE SET overflow = excluded.overflow, push = excluded.push,
+                    custom_kinds = excluded.custom_kinds, updated_at = excluded.updated_at
+                RETURNING (xmax = 0)
+                """, logger: logger)?.value(0, as: Bool.self) ?? false
+        }
+    }
+
+    public func app(id: String) async throws -> App? {
+        try await read { connection in
+            try await connection.row("SELECT id, overflow, push, custom_kinds FROM app WHERE id = \(id)", logger: logger)
+                .map(Self.app(from:))
+        }
+    }
+
+    public func deleteApp(id: String) async throws -> Bool {
+        try await transaction { connection in
+            try await connection.count("DELETE FROM app WHERE id = \(id) RETURNING 1", logger: logger) > 0
+        }
+    }
+
+    // MARK: Devices
+
+    public func saveDevice(_ device: Device, now: Date) async throws -> DeviceSaveResult {
+        let at = now.millisecondsSince1970
+        let modes = device.backgroundModes.joined(separator: ",")
+        let (entries, created) = try await transaction { connection -> ([TimerEntry], Bool) in
+            guard try await connection.row("SELECT 1 FROM app WHERE id = \(device.appID) FOR KEY SHARE", logger: logger) != nil else {
+                throw HeraldError.appNotFound(device.appID)
+            }
+            let previousZone = try await connection.row("""
+                SELECT time_zone FROM device WHERE app_id = \(device.appID) AND id = \(device.id) FOR NO KEY UPDATE
+                """, logger: logger)?.value(0, as: String.self)
+            let created = try await connection.row("""
+                INSERT INTO device (app_id, id, time_zone, token, voip_token, locale, state, background_modes,
+                    created_at, updated_at)
+                VALUES (\(device.appID), \(device.id), \(device.timeZone), \(device.token), \(device.voipToken),
+                    \(device.locale), \(device.state.rawValue), \(modes), \(at), \(at))
+                ON CONFLICT (app_id, id) DO UPDATE SET time_zone = excluded.time_zone, token = excluded.token,
+                    voip_token = excluded.voip_token, locale = excluded.locale, state = excluded.state,
+                    background_modes = excluded.background_modes, updated_at = excluded.updated_at
+                RETURNING (xmax = 0)
+                """, logger: logger)?.value(0, as: Bool.self) ?? false
+            // Registering a token again means the app got it anew from the OS: it is valid again,
+            // and an APNs refusal timestamped before now cannot kill it.
+            for token in [device.token, device.voipToken].compactMap({ $0 }) {
+                try await connection.run("DELETE FROM invalid_token WHERE app_id = \(device.appID) AND token = \(token)",
+                                         logger: logger)
+                try await connection.run("""
+                    INSERT INTO token_registration (app_id, token, registered_at) VALUES (\(device.appID), \(token), \(at))
+                    ON CONFLICT (app_id, token) DO UPDATE
+                        SET registered_at = greatest(token_registration.registered_at, excluded.registered_at)
+                    """, logger: logger)
+            }
+            var entries: [TimerEntry] = []
+            if let previousZone, previousZone != device.timeZone {
+                entries = try await self.retimeFloating(connection, device: device, now: now)
+            }
+            try await self.announce(entries, on: connection)
+            return (entries, created)
+        }
+        return DeviceSaveResult(created: created, rearmed: entries)
+    }
+
+    public func device(appID: String, id: String) async throws -> Device? {
+        try await read { connection in
+            try await connection.row("""
+                SELECT \(unescaped: Self.deviceColumns) FROM device d WHERE d.app_id = \(appID) AND d.id = \(id)
+                """, logger: logger).map { try Self.device(from: $0) }
+        }
+    }
+
+    public func deleteDevice(appID: String, id: String) async throws -> Bool {
+        try await transaction { connection in
+            try await connection.count("DELETE FROM device WHERE app_id = \(appID) AND id = \(id) RETURNING 1",
+                                       logger: logger) > 0
+        }
+    }
+
+    /// Re-times a device's floating notifications after its zone changed, each as
+    /// ``LocalNotification/resumed(inDeviceZone:now:)`` says.
+    func retimeFloating(_ connection: PostgresConnection, device: Device, now: Date) async throws -> [TimerEntry] {
+        guard let zone = TimeZone(identifier: device.timeZone) else { return [] }
+        let rows = try await connection.rows("""
+            SELECT \(unescaped: Self.notificationColumns), n.key FROM notification n
+            WHERE n.app_id = \(device.appID) AND n.device_id = \(device.id) AND n.time_zone = \(FireTimeZone.floatingName)
+            FOR UPDATE
+            """, logger: logger)
+        var armed: [TimerEntry] = []
+        for row in rows {
+            let notification = try Self.notification(from: row)
+            let key = try row.value(Self.notificationColumnCount, as: Int64.self)
+            guard let next = notification.resumed(inDeviceZone: zone, now: now) else {
+                try await connection.run("DELETE FROM notification WHERE key = \(key)", logger: logger)
+                continue
+            }
+            let fireAt = next.date.millisecondsSince1970
+            try await connection.run("""
+                UPDATE notification SET next_index = \(next.index), next_fire_at = \(fireAt), revision = revision + 1
+                WHERE key = \(key)
+                """, logger: logger)
+            armed.append(TimerEntry(fireAt: fireAt, key: key))
+        }
+        return armed
+    }
+
+    // MARK: Notifications
+
+    public func schedule(_ notification: LocalNotification, now: Date) async throws -> ScheduleResult {
+        let content = try Self.json(notification.content)
+        let at = now.millisecondsSince1970
+        let schedule = ScheduleBinds(notification)
+        let nextFireAt = notification.nextFireDate.millisecondsSince1970
+        let appID = notification.appID, deviceID = notification.deviceID
+        return try await transaction { connection in
+            guard let policyText = try await connection.row("SELECT overflow FROM app WHERE id = \(appID)", logger: logger)?
+                .value(0, as: String.self) else {
+                throw HeraldError.appNotFound(appID)
+            }
+            // The device row's lock makes schedules for one device, on any node, take turns: the
+            // count below is the count the insert lands in.
+            guard try await connection.row("""
+                SELECT 1 FROM device WHERE app_id = \(appID) AND id = \(deviceID) FOR NO KEY UPDATE
+                """, logger: logger) != nil else {
+                throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
+            }
+            let policy = OverflowPolicy(rawValue: policyText) ?? .reject
+            let pending = try await connection.rows("""
+                SELECT id, next_fire_at, key FROM notification WHERE app_id = \(appID) AND device_id = \(deviceID)
+                """, logger: logger).map { row in
+                NotificationLimit.Pending(id: try row.value(0), nextFireDate: Date(millisecondsSince1970: try row.value(1)),
+                                          sequence: try row.value(2))
+            }
+            let replaced = pending.contains { $0.id == notification.id }
+            let incoming = NotificationLimit.Pending(id: notification.id, nextFireDate: notification.nextFireDate,
+                                                     sequence: Int64.max)
+            let evicted = try NotificationLimit.admit(incoming, into: pending, policy: policy)
+            if !evicted.isEmpty {
+                try await connection.run("""
+                    DELETE FROM notification WHERE app_id = \(appID) AND device_id = \(deviceID) AND id = ANY(\(evicted))
+                    """, logger: logger)
+            }
+            if evicted.contains(notification.id) {
+                return ScheduleResult(armed: nil, replaced: replaced, evicted: evicted)
+            }
+            let key = try await connection.row("""
+                INSERT INTO notification (app_id, device_id, id, fire_date, time_zone, repeat_unit, repeat_every,
+                    repeat_count, repeat_until, repeat_until_at, content, next_index, next_fire_at, revision, created_at)
+                VALUES (\(appID), \(deviceID), \(notification.id), \(schedule.fireDate), \(schedule.timeZone),
+                    \(schedule.unit), \(schedule.every), \(schedule.count), \(schedule.untilText), \(schedule.untilAt),
+                    \(content), \(notification.nextIndex), \(nextFireAt), 1, \(at))
+                ON CONFLICT (app_id, device_id, id) DO UPDATE SET fire_date = excluded.fire_date,
+                    time_zone = excluded.time_zone, repeat_unit = excluded.repeat_unit,
+                    repeat_every = excluded.repeat_every, repeat_count = excluded.repeat_count,
+                    repeat_until = excluded.repeat_until, repeat_until_at = excluded.repeat_until_at,
+                    content = excluded.content, next_index = excluded.next_index, next_fire_at = excluded.next_fire_at,
+                    revision = notification.revision + 1, generation = notification.generation + 1,
+                    created_at = excluded.created_at
+                RETURNING key
+                """, logger: logger)!.value(0, as: Int64.self)
+            let armed = TimerEntry(fireAt: nextFireAt, key: key)
+            try await self.announce([armed], on: connection)
+            return ScheduleResult(armed: armed, replaced: replaced, evicted: evicted)
+        }
+    }
+
+    public func notifications(appID: String, deviceID: String) async throws -> [LocalNotification] {
+        try await read { connection in
+            try await connection.rows("""
+                SELECT \(unescaped: Self.notificationColumns) FROM notification n
+                WHERE app_id = \(appID) AND device_id = \(deviceID) ORDER BY next_fire_at, key
+                """, logger: logger).map(Self.notification(from:))
+        }
+    }
+
+    public func notification(appID: String, deviceID: String, id: String) async throws -> LocalNotification? {
+        try await read { connection in
+            try await connection.row("""
+                SELECT \(unescaped: Self.notificationColumns) FROM notification n
+                WHERE app_id = \(appID) AND device_id = \(deviceID) AND id = \(id)
+                """, logger: logger).map(Self.notification(from:))
+        }
+    }
+
+    public func cancel(appID: String, deviceID: String, id: String) async throws -> Bool {
+        try await transaction { connection in
+            try await connection.count("""
+                DELETE FROM notification WHERE app_id = \(appID) AND device_id = \(deviceID) AND id = \(id) RETURNING 1
+                """, logger: logger) > 0
+        }
+    }
+
+    public func cancelAll(appID: String, deviceID: String) async throws -> Int {
+        try await transaction { connection in
+            try await connection.count("""
+                DELETE FROM notification WHERE app_id = \(appID) AND device_id = \(deviceID) RETURNING 1
+                """, logger: logger)
+        }
+    }
+
+    // MARK: Delivery records
+
+    public func recordDeliveries(_ deliveries: [Delivery]) async throws {
+        guard !deliveries.isEmpty else { return }
+        try await transaction { connection in
+            for delivery in deliveries {
+                try await connection.run("""
+                    INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
+                        missed, channel, outcome, apns_status, apns_id)
+                    VALUES (\(delivery.occurrenceID), \(delivery.appID), \(delivery.deviceID), \(delivery.notificationID),
+                        \(delivery.scheduledFor.millisecondsSince1970), \(delivery.firedAt.millisecondsSince1970),
+                        \(delivery.late), \(delivery.missed), \(delivery.channel), \(delivery.outcome),
+                        \(delivery.apnsStatus), \(delivery.apnsID))
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func deliveries(appID: String, deviceID: String, limit: Int) async throws -> [Delivery] {
+        try await read { connection in
+            try await connection.rows("""
+                SELECT \(unescaped: Self.deliveryColumns) FROM delivery WHERE app_id = \(appID) AND device_id = \(deviceID)
+                ORDER BY key DESC LIMIT \(limit)
+                """, logger: logger).map(Self.delivery(from:))
+        }
+    }
+
+    // MARK: Tokens
+
+    public func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws -> Bool {
+        let payload = try Self.json(feedback.payload)
+        let invalidated = try await transaction { connection -> Bool in
+            // APNs' timestamp says when it last knew the token was dead; a device that registered
+            // the token after that has a fresh, valid one.
+            if let since = invalid.apnsTimestamp,
+               let registered = try await connection.row("""
+                   SELECT registered_at FROM token_registration WHERE app_id = \(invalid.appID) AND token = \(invalid.token)
+                   """, logger: logger)?.value(0, as: Int64.self),
+               registered > since {
+                return false
+            }
+            try await connection.run("""
+                INSERT INTO invalid_token (app_id, token, reason, apns_timestamp, invalidated_at)
+                VALUES (\(invalid.appID), \(invalid.token), \(invalid.reason), \(invalid.apnsTimestamp),
+                    \(invalid.invalidatedAt.millisecondsSince1970))
+                ON CONFLICT (app_id, token) DO UPDATE SET reason = excluded.reason,
+                    apns_timestamp = excluded.apns_timestamp, invalidated_at = excluded.invalidated_at
+                """, logger: logger)
+            try await connection.run("""
+                INSERT INTO feedback_event (type, app_id, payload, created_at)
+                VALUES (\(feedback.type), \(feedback.appID), \(payload), \(feedback.createdAt.millisecondsSince1970))
+                """, logger: logger)
+            return true
+        }
+        if invalidated { feedbackRaised() }
+        return invalidated
+    }
+
+    public func invalidToken(appID: String, token: String) async throws -> InvalidToken? {
+        try await read { connection in
+            try await connection.row("""
+                SELECT reason, apns_timestamp, invalidated_at FROM invalid_token WHERE app_id = \(appID) AND token = \(token)
+                """, logger: logger).map { row in
+                InvalidToken(appID: appID, token: token, reason: try row.value(0), apnsTimestamp: try row.value(1),
+                             invalidatedAt: Date(millisecondsSince1970: try row.value(2)))
+            }
+        }
+    }
+
+    public func invalidTokens(appID: String, among tokens: Set<String>) async throws -> Set<String> {
+        guard !tokens.isEmpty else { return [] }
+        return try await read { connection in
+            Set(try await connection.rows("""
+                SELECT token FROM invalid_token WHERE app_id = \(appID) AND token = ANY(\(Array(tokens)))
+                """, logger: logger).map { try $0.value(0, as: String.self) })
+        }
+    }
+}

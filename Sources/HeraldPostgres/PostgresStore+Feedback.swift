@@ -1,0 +1,273 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import PostgresNIO
+
+/// Inbound hook definitions, idempotency keys, and the feedback outbox. Idempotency keys are
+/// claimed by the primary key (`ON CONFLICT DO NOTHING`), never by a select first; outbox
+/// messages are claimed like firings, with `SKIP LOCKED` and a lease, so each goes out from one node.
+extension PostgresStore {
+    // MARK: Hooks
+
+    public func saveHook(name: String, definition: String) async throws -> Bool {
+        let now = Date().millisecondsSince1970
+        return try await transaction { connection in
+            try await connection.row("""
+                INSERT INTO hook (name, definition, updated_at) VALUES (\(name), \(definition), \(now))
+                ON CONFLICT (name) DO UPDATE SET definition = excluded.definition, updated_at = excluded.updated_at
+                RETURNING (xmax = 0)
+                """, logger: logger)?.value(0, as: Bool.self) ?? false
+        }
+    }
+
+    public func hook(name: String) async throws -> String? {
+        try await read { connection in
+            try await connection.row("SELECT definition FROM hook WHERE name = \(name)", logger: logger)?
+                .value(0, as: String.self)
+        }
+    }
+
+    public func deleteHook(name: String) async throws -> Bool {
+        try await transaction { connection in
+            try await connection.count("DELETE FROM hook WHERE name = \(name) RETURNING 1", logger: logger) > 0
+        }
+    }
+
+    public func claimIdempotencyKeys(hook: String, keys: [String], now: Date, retention: TimeInterval,
+                                     lease: TimeInterval) async throws -> IdempotencyRecord? {
+        let distinct = Array(Set(keys))
+        let at = now.millisecondsSince1970
+        return try await transaction { connection in
+            try await connection.run("""
+                DELETE FROM idempotency WHERE created_at < \(now.addingTimeInterval(-retention).millisecondsSince1970)
+                """, logger: logger)
+            try await connection.run("""
+                DELETE FROM idempotency
+                WHERE state = 'processing' AND created_at < \(now.addingTimeInterval(-lease).millisecondsSince1970)
+                """, logger: logger)
+            // The insert waits for a concurrent claim of the same key to commit, then skips it.
+            let claimed = try await connection.rows("""
+                INSERT INTO idempotency (hook, key, state, created_at)
+                SELECT \(hook), k, 'processing', \(at) FROM unnest(\(distinct)::text[]) AS u(k)
+                ON CONFLICT DO NOTHING
+                RETURNING key
+                """, logger: logger).map { try $0.value(0, as: String.self) }
+            if claimed.count == distinct.count { return nil }
+            // Seen before: give back what this request claimed, and answer as the first one did.
+            try await connection.run("DELETE FROM idempotency WHERE hook = \(hook) AND key = ANY(\(claimed)::text[])",
+                                     logger: logger)
+            let taken = Set(distinct).subtracting(claimed)
+            guard let first = keys.first(where: taken.contains),
+                  let row = try await connection.row("""
+                      SELECT state, response FROM idempotency WHERE hook = \(hook) AND key = \(first)
+                      """, logger: logger) else { return .inProgress }
+            return try row.value(0, as: String.self) == "completed"
+                ? .completed(try row.value(1, as: String?.self) ?? "{}") : .inProgress
+        }
+    }
+
+    public func completeIdempotencyKeys(hook: String, keys: [String], response: String) async throws {
+        try await transaction { connection in
+            try await connection.run("""
+                UPDATE idempotency SET state = 'completed', response = \(response)
+                WHERE hook = \(hook) AND key = ANY(\(keys)::text[])
+                """, logger: logger)
+        }
+    }
+
+    public func releaseIdempotencyKeys(hook: String, keys: [String]) async throws {
+        try await transaction { connection in
+            try await connection.run("""
+                DELETE FROM idempotency WHERE hook = \(hook) AND key = ANY(\(keys)::text[]) AND state = 'processing'
+                """, logger: logger)
+        }
+    }
+
+    // MARK: Feedback events
+
+    public func recordFeedback(_ events: [FeedbackEvent]) async throws {
+        guard !events.isEmpty else { return }
+        let types = events.map(\.type), appIDs = events.map(\.appID)
+        let payloads = try events.map { try Self.json($0.payload) }
+        let createdAt = events.map { $0.createdAt.millisecondsSince1970 }
+        try await transaction { connection in
+            try await connection.run("""
+                INSERT INTO feedback_event (type, app_id, payload, created_at)
+                SELECT * FROM unnest(\(types)::text[], \(appIDs)::text[], \(payloads)::text[], \(createdAt)::bigint[])
+                """, logger: logger)
+        }
+        feedbackRaised()
+    }
+
+    // MARK: Outbox
+
+    /// Moves new feedback events into the outbox, per receiver, within each receiver's limit.
+    /// Each receiver's cursor row is locked while its events are copied, so two nodes fanning out
+    /// at once copy each event once.
+    public func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
+                               render: @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut {
+        let at = now.millisecondsSince1970
+        let receivers = receivers.map { (url: $0.url, types: $0.types) }
+        return try await transaction { connection in
+            var result = FeedbackFanOut()
+            for receiver in receivers {
+                try await connection.run("""
+                    INSERT INTO feedback_receiver (url, last_event_key) VALUES (\(receiver.url), 0) ON CONFLICT DO NOTHING
+                    """, logger: logger)
+                let cursor = try await connection.row("""
+                    SELECT last_event_key FROM feedback_receiver WHERE url = \(receiver.url) FOR UPDATE
+                    """, logger: logger)!.value(0, as: Int64.self)
+                let waiting = try await connection.row("""
+                    SELECT count(*) FROM outbox WHERE url = \(receiver.url) AND state = 'pending'
+                    """, logger: logger)!.value(0, as: Int.self)
+                let room = limit - waiting
+                guard room > 0 else { result.fullReceivers.append(receiver.url); continue }
+                let rows = try await connection.rows("""
+                    SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > \(cursor)
+                    ORDER BY key LIMIT \(room)
+                    """, logger: logger)
+                var last = cursor
+                var added = 0
+                for row in rows {
+                    let key = try row.value(0, as: Int64.self)
+                    last = key
+                    let type = try row.value(1, as: String.self)
+                    guard receiver.types.contains(type) else { continue }
+                    let payloadText = try row.value(3, as: String.self)
+                    let event = FeedbackEvent(
+                        type: type, appID: try row.value(2),
+                        payload: (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:],
+                        createdAt: Date(millisecondsSince1970: try row.value(4)))
+                    try await connection.run("""
+                        INSERT INTO outbox (event_key, url, type, body, next_attempt_at, state, created_at)
+                        VALUES (\(key), \(receiver.url), \(event.type), \(render(key, event)), \(at), 'pending', \(at))
+                        """, logger: logger)
+                    added += 1
+                }
+                try await connection.run("UPDATE feedback_receiver SET last_event_key = \(last) WHERE url = \(receiver.url)",
+                                         logger: logger)
+                result.added += added
+                result.advanced = result.advanced || last > cursor
+                if waiting + added >= limit { result.fullReceivers.append(receiver.url) }
+            }
+            return result
+        }
+    }
+
+    /// Claims messages due for an attempt, oldest first, for this node, for one lease: another
+    /// node skips them until the attempt's outcome is stored or the lease runs out.
+    public func dueOutboxMessages(now: Date, limit: Int) async throws -> [OutboxMessage] {
+        let at = now.millisecondsSince1970
+        return try await transaction { connection in
+            try await connection.rows("""
+                UPDATE outbox SET claimed_by = \(nodeID), lease_until = \(at + leaseMilliseconds)
+                WHERE key IN (
+                    SELECT key FROM outbox
+                    WHERE state = 'pending' AND next_attempt_at <= \(at) AND (lease_until IS NULL OR lease_until < \(at))
+                    ORDER BY next_attempt_at, key LIMIT \(limit)
+                    FOR UPDATE SKIP LOCKED)
+                RETURNING \(unescaped: Self.outboxColumns)
+                """, logger: logger).map(Self.outboxMessage(from:)).sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }
+        }
+    }
+
+    /// When the next pending message may be attempted here: a message leased to another node
+    /// counts from the end of its lease.
+    public func nextOutboxAttempt() async throws -> Date? {
+        try await read { connection in
+            try await connection.row("""
+                SELECT min(greatest(next_attempt_at, coalesce(lease_until, 0))) FROM outbox WHERE state = 'pending'
+                """, logger: logger)?.value(0, as: Int64?.self).map(Date.init(millisecondsSince1970:))
+        }
+    }
+
+    public func outboxMessages(state: OutboxMessage.State?, limit: Int) async throws -> [OutboxMessage] {
+        try await read { connection in
+            if let state {
+                return try await connection.rows("""
+                    SELECT \(unescaped: Self.outboxColumns) FROM outbox WHERE state = \(state.rawValue)
+                    ORDER BY key DESC LIMIT \(limit)
+                    """, logger: logger).map(Self.outboxMessage(from:))
+            }
+            return try await connection.rows("""
+                SELECT \(unescaped: Self.outboxColumns) FROM outbox ORDER BY key DESC LIMIT \(limit)
+                """, logger: logger).map(Self.outboxMessage(from:))
+        }
+    }
+
+    public func markOutboxDelivered(_ id: Int64) async throws {
+        try await transaction { connection in
+            try await connection.run("""
+                UPDATE outbox SET state = 'delivered', attempts = attempts + 1, last_error = NULL,
+                    claimed_by = NULL, lease_until = NULL
+                WHERE key = \(id)
+                """, logger: logger)
+        }
+    }
+
+    public func markOutboxFailed(_ id: Int64, error: String, nextAttempt: Date, maximumAttempts: Int) async throws {
+        try await transaction { connection in
+            try await connection.run("""
+                UPDATE outbox SET attempts = attempts + 1, last_error = \(error),
+                    next_attempt_at = \(nextAttempt.millisecondsSince1970), claimed_by = NULL, lease_until = NULL,
+                    state = CASE WHEN attempts + 1 >= \(maximumAttempts) THEN 'parked' ELSE 'pending' END
+                WHERE key = \(id)
+                """, logger: logger)
+        }
+    }
+
+    public func retryOutboxMessage(_ id: Int64, now: Date) async throws -> Bool {
+        try await transaction { connection in
+            try await connection.count("""
+                UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = \(now.millisecondsSince1970)
+                WHERE key = \(id) AND state = 'parked'
+                RETURNING 1
+                """, logger: logger) > 0
+        }
+    }
+
+    static let outboxColumns = "key, event_key, url, type, body, attempts, next_attempt_at, state, last_error"
+
+    static func outboxMessage(from row: PostgresRandomAccessRow) throws -> OutboxMessage {
+        OutboxMessage(id: try row.value(0), eventID: try row.value(1), url: try row.value(2), type: try row.value(3),
+                      body: try row.value(4), attempts: try row.value(5),
+                      nextAttemptAt: Date(millisecondsSince1970: try row.value(6)),
+                      state: OutboxMessage.State(rawValue: try row.value(7)) ?? .pending, lastError: try row.value(8))
+    }
+
+    // MARK: Retention
+
+    /// Deletes at most `batchSize` expired rows of each kind, one short transaction per kind.
+    public func pruneExpired(now: Date, policy: RetentionPolicy, batchSize: Int) async throws -> Int {
+        let deliveries = now.addingTimeInterval(-policy.deliveries).millisecondsSince1970
+        let feedback = now.addingTimeInterval(-policy.feedback).millisecondsSince1970
+        let idempotency = now.addingTimeInterval(-policy.idempotency).millisecondsSince1970
+        let statements: [PostgresQuery] = [
+            """
+            DELETE FROM delivery WHERE key IN (
+                SELECT key FROM delivery WHERE fired_at < \(deliveries) AND outcome <> 'pending' ORDER BY key LIMIT \(batchSize))
+            RETURNING 1
+            """,
+            """
+            DELETE FROM feedback_event WHERE key IN (
+                SELECT key FROM feedback_event WHERE created_at < \(feedback) LIMIT \(batchSize))
+            RETURNING 1
+            """,
+            """
+            DELETE FROM outbox WHERE key IN (
+                SELECT key FROM outbox WHERE state <> 'pending' AND created_at < \(feedback) LIMIT \(batchSize))
+            RETURNING 1
+            """,
+            """
+            DELETE FROM idempotency WHERE (hook, key) IN (
+                SELECT hook, key FROM idempotency WHERE created_at < \(idempotency) LIMIT \(batchSize))
+            RETURNING 1
+            """,
+        ]
+        var deleted = 0
+        for statement in statements {
+            deleted += try await transaction { connection in try await connection.count(statement, logger: logger) }
+        }
+        return deleted
+    }
+}

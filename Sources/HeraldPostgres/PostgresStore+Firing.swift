@@ -1,0 +1,232 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import PostgresNIO
+
+/// Firing across nodes: due notifications claimed with `FOR UPDATE SKIP LOCKED`, so nodes
+/// claiming at the same instant take disjoint rows; each firing leased to the node that claimed
+/// it until its outcome is stored, and every outcome write fenced by that lease.
+extension PostgresStore {
+    public func timerEntries() async throws -> [TimerEntry] {
+        try await read { connection in
+            var entries: [TimerEntry] = []
+            for try await (fireAt, key) in try await connection.query("SELECT next_fire_at, key FROM notification",
+                                                                      logger: logger).decode((Int64, Int64).self) {
+                entries.append(TimerEntry(fireAt: fireAt, key: key))
+            }
+            return entries
+        }
+    }
+
+    public func claimDue(until: Date, firedAt: Date, limit: Int,
+                         decide: @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
+        let untilMilliseconds = until.millisecondsSince1970
+        let firedAtMilliseconds = firedAt.millisecondsSince1970
+        let leaseUntil = Date().millisecondsSince1970 + leaseMilliseconds
+        return try await transaction { connection in
+            // Rows another node is claiming right now are skipped, not waited for: that node
+            // fires them. A cancel committed before this read is seen; one waiting on these row
+            // locks runs after the commit and finds the notification gone or advanced.
+            let rows = try await connection.rows("""
+                SELECT \(unescaped: Self.notificationColumns), n.key, n.generation, \(unescaped: Self.deviceColumns)
+                FROM notification n JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id
+                WHERE n.next_fire_at <= \(untilMilliseconds) ORDER BY n.next_fire_at LIMIT \(limit)
+                FOR UPDATE OF n SKIP LOCKED
+                """, logger: logger)
+            var log = FireLogBatch()
+            var advanced: (keys: [Int64], indexes: [Int64], fireAts: [Int64]) = ([], [], [])
+            var removed: [Int64] = []
+            var candidates: [Int64: FiredOccurrence] = [:]
+            var claim = FiringClaim(fired: [], armed: [], more: rows.count == limit)
+            for row in rows {
+                let key = try row.value(Self.notificationColumnCount, as: Int64.self)
+                let generation = try row.value(Self.notificationColumnCount + 1, as: Int64.self)
+                let device = try Self.device(from: row, offset: Self.notificationColumnCount + 2)
+                let due = DueNotification(key: key, notificationID: try row.value(2), schedule: try Self.schedule(from: row),
+                                          nextIndex: try row.value(11),
+                                          nextFireDate: Date(millisecondsSince1970: try row.value(12)), device: device)
+                let step = ClaimStep(decide(due), for: due)
+                if let occurrence = step.firing {
+                    // The stored text as it is: the log keeps exactly what was scheduled.
+                    let content = try row.value(10, as: String.self)
+                    log.append(occurrence, content: content, notificationKey: key, generation: generation)
+                    candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
+                                                      firedAt: firedAt)
+                }
+                if let next = step.next {
+                    advanced.keys.append(key)
+                    advanced.indexes.append(Int64(next.index))
+                    advanced.fireAts.append(next.entry.fireAt)
+                    claim.armed.append(next.entry)
+                } else {
+                    removed.append(key)
+                }
+            }
+            if !log.isEmpty {
+                // The unique occurrence refuses a second firing: only rows inserted come back.
+                let inserted = try await connection.rows("""
+                    INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
+                        late, missed, channel, outcome, content, notification_key, generation, occurrence_index,
+                        claimed_by, lease_until)
+                    SELECT o, a, d, i, s, \(firedAtMilliseconds), l, m, 'pending', 'pending', c, k, g, x,
+                        \(nodeID), \(leaseUntil)
+                    FROM unnest(\(log.occurrenceIDs)::text[], \(log.appIDs)::text[], \(log.deviceIDs)::text[],
+                        \(log.notificationIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
+                        \(log.missed)::bigint[], \(log.contents)::text[], \(log.notificationKeys)::bigint[],
+                        \(log.generations)::bigint[], \(log.indexes)::bigint[]) AS u(o, a, d, i, s, l, m, c, k, g, x)
+                    ON CONFLICT DO NOTHING
+                    RETURNING key, notification_key
+                    """, logger: logger)
+                var logIDs: [Int64: Int64] = [:]
+                for row in inserted { logIDs[try row.value(1, as: Int64.self)] = try row.value(0, as: Int64.self) }
+                for key in log.notificationKeys {
+                    guard let logID = logIDs[key], var fired = candidates[key] else { continue }
+                    fired.logID = logID
+                    claim.fired.append(fired)
+                }
+            }
+            if !advanced.keys.isEmpty {
+                try await connection.run("""
+                    UPDATE notification AS n SET next_index = u.i, next_fire_at = u.f
+                    FROM unnest(\(advanced.keys)::bigint[], \(advanced.indexes)::bigint[], \(advanced.fireAts)::bigint[])
+                        AS u(k, i, f)
+                    WHERE n.key = u.k
+                    """, logger: logger)
+            }
+            if !removed.isEmpty {
+                try await connection.run("DELETE FROM notification WHERE key = ANY(\(removed)::bigint[])", logger: logger)
+            }
+            try await self.announce(claim.armed, on: connection)
+            return claim
+        }
+    }
+
+    /// On start-up: firings without an outcome that this node held before it restarted, or whose
+    /// node's lease ran out, now leased to this node.
+    public func unfinishedFirings() async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
+        try await takeOverFirings(includingOwn: true, now: Date())
+    }
+
+    /// Firings without an outcome whose node stopped renewing its lease (it died or stalled),
+    /// now leased to this node. A node calls this on every heartbeat.
+    public func takeOverExpiredFirings(now: Date) async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
+        try await takeOverFirings(includingOwn: false, now: now)
+    }
+
+    private func takeOverFirings(includingOwn: Bool, now: Date) async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
+        let at = now.millisecondsSince1970
+        let leaseUntil = at + leaseMilliseconds
+        // The row lock of the UPDATE makes two nodes taking over at once take disjoint rows: the
+        // second re-reads the lease the first just renewed, and skips the row.
+        let own = includingOwn ? nodeID : ""
+        let rows = try await transaction { connection in
+            try await connection.rows("""
+                WITH taken AS (
+                    UPDATE delivery SET claimed_by = \(nodeID), lease_until = \(leaseUntil)
+                    WHERE outcome = 'pending' AND (claimed_by = \(own) OR claimed_by IS NULL OR lease_until < \(at))
+                    RETURNING key, occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
+                        missed, occurrence_index, content
+                )
+                SELECT t.key, t.occurrence_id, t.app_id, t.device_id, t.notification_id, t.scheduled_for, t.fired_at,
+                    t.late, t.missed, t.occurrence_index, t.content, \(unescaped: Self.deviceColumns)
+                FROM taken t LEFT JOIN device d ON d.app_id = t.app_id AND d.id = t.device_id
+                ORDER BY t.key
+                """, logger: logger)
+        }
+        var fired: [FiredOccurrence] = []
+        var orphaned: [Int64] = []
+        for row in rows {
+            let logID = try row.value(0, as: Int64.self)
+            guard let content = try row.value(10, as: String?.self), try row.value(12, as: String?.self) != nil else {
+                orphaned.append(logID)
+                continue
+            }
+            let occurrenceID = try row.value(1, as: String.self)
+            let index = try row.value(9, as: Int?.self) ?? Occurrence.index(fromID: occurrenceID)
+            let occurrence = Occurrence(appID: try row.value(2), deviceID: try row.value(3), notificationID: try row.value(4),
+                                        index: index, scheduledFor: Date(millisecondsSince1970: try row.value(5)),
+                                        late: try row.value(7), missed: try row.value(8))
+            fired.append(FiredOccurrence(logID: logID, occurrence: occurrence, contentJSON: content,
+                                         device: try Self.device(from: row, offset: 11),
+                                         firedAt: Date(millisecondsSince1970: try row.value(6))))
+        }
+        return (fired, orphaned)
+    }
+
+    /// Stores outcomes, fenced: only for firings this node still holds. A node that stalled past
+    /// its lease finds its firings taken over, and its late outcome is refused, not written
+    /// over the outcome of the node that took them.
+    public func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws {
+        guard !outcomes.isEmpty else { return }
+        let keys = outcomes.map(\.deliveryID)
+        let channels = outcomes.map(\.channel)
+        let results = outcomes.map(\.outcome)
+        // Arrays cannot hold NULLs here: -1 and "" stand for none.
+        let statuses = outcomes.map { Int64($0.apnsStatus ?? -1) }
+        let apnsIDs = outcomes.map { $0.apnsID ?? "" }
+        let written = try await transaction { connection in
+            try await connection.count("""
+                UPDATE delivery AS l SET channel = u.c, outcome = u.o, apns_status = nullif(u.s, -1),
+                    apns_id = nullif(u.a, ''), claimed_by = NULL, lease_until = NULL
+                FROM unnest(\(keys)::bigint[], \(channels)::text[], \(results)::text[], \(statuses)::bigint[],
+                    \(apnsIDs)::text[]) AS u(k, c, o, s, a)
+                WHERE l.key = u.k AND l.claimed_by = \(nodeID)
+                RETURNING 1
+                """, logger: logger)
+        }
+        if written < outcomes.count {
+            logger.warning("outcomes refused: another node took these firings over after this node's lease ran out",
+                           metadata: ["refused": "\(outcomes.count - written)", "node": "\(nodeID)"])
+        }
+    }
+
+    /// Renews this node's heartbeat and the leases on the firings it is delivering.
+    public func renewLeases(now: Date) async throws {
+        let at = now.millisecondsSince1970
+        try await transaction { connection in
+            try await connection.run("UPDATE node SET heartbeat_at = \(at) WHERE id = \(nodeID)", logger: logger)
+            try await connection.run("""
+                UPDATE delivery SET lease_until = \(at + leaseMilliseconds)
+                WHERE claimed_by = \(nodeID) AND outcome = 'pending'
+                """, logger: logger)
+        }
+    }
+
+    /// The soonest pending instant: the sweep arms it, covering any word of a write that was lost.
+    public func earliestPendingFire() async throws -> Int64? {
+        try await read { connection in
+            try await connection.row("SELECT min(next_fire_at) FROM notification", logger: logger)?.value(0, as: Int64?.self)
+        }
+    }
+}
+
+/// One claim's fire-log rows, as columns to insert with one `unnest`.
+struct FireLogBatch {
+    var occurrenceIDs: [String] = []
+    var appIDs: [String] = []
+    var deviceIDs: [String] = []
+    var notificationIDs: [String] = []
+    var scheduledFor: [Int64] = []
+    var late: [Bool] = []
+    var missed: [Int64] = []
+    var contents: [String] = []
+    var notificationKeys: [Int64] = []
+    var generations: [Int64] = []
+    var indexes: [Int64] = []
+
+    var isEmpty: Bool { occurrenceIDs.isEmpty }
+
+    mutating func append(_ occurrence: Occurrence, content: String, notificationKey: Int64, generation: Int64) {
+        occurrenceIDs.append(occurrence.id)
+        appIDs.append(occurrence.appID)
+        deviceIDs.append(occurrence.deviceID)
+        notificationIDs.append(occurrence.notificationID)
+        scheduledFor.append(occurrence.scheduledFor.millisecondsSince1970)
+        late.append(occurrence.late)
+        missed.append(Int64(occurrence.missed))
+        contents.append(content)
+        notificationKeys.append(notificationKey)
+        generations.append(generation)
+        indexes.append(Int64(occurrence.index))
+    }
+}

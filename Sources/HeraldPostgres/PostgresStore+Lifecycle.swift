@@ -1,0 +1,197 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import PostgresNIO
+
+/// Lifecycle state, coalesced event queues and inboxes. Every change locks the device row first,
+/// so a wake on one node and events reported through another apply one after the other, and a
+/// backlog is never handed over twice.
+extension PostgresStore {
+    public func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
+                         catalog: EventCatalog, acknowledging upTo: Int64?) async throws -> WakeResult {
+        try await transaction { connection in
+            var device = try await self.lockedDevice(connection, appID: appID, deviceID: deviceID)
+            if let upTo { try await self.acknowledge(connection, appID: appID, deviceID: deviceID, upTo: upTo) }
+            guard device.state.canMove(to: state) else { throw HeraldError.invalidTransition(from: device.state, to: state) }
+            let woke = device.state.wakes(movingTo: state, drain: drain)
+            device.state = state
+            try await connection.run("UPDATE device SET state = \(state.rawValue) WHERE app_id = \(appID) AND id = \(deviceID)",
+                                     logger: logger)
+            guard woke else { return WakeResult(device: device, woke: false) }
+            var backlog = try await self.backlog(connection, appID: appID, deviceID: deviceID)
+            let sequence = try await connection.row("SELECT nextval('hand_over_sequence')", logger: logger)!
+                .value(0, as: Int64.self)
+            let handed = try backlog.handOver(catalog: catalog, sequence: sequence)
+            try await self.saveBacklog(connection, backlog, appID: appID, deviceID: deviceID)
+            let inbox = try await self.unacknowledgedInbox(connection, appID: appID, deviceID: deviceID)
+            return WakeResult(device: device, woke: true, notifications: handed.batch, backlogSequence: handed.sequence,
+                              inbox: inbox)
+        }
+    }
+
+    public func ingestEvents(appID: String, deviceID: String, events: [SystemEvent], catalog: EventCatalog,
+                             connected: Bool) async throws -> EventIngestion {
+        try await transaction { connection in
+            let device = try await self.lockedDevice(connection, appID: appID, deviceID: deviceID)
+            var backlog = try await self.backlog(connection, appID: appID, deviceID: deviceID)
+            let live = device.state.isAwake && connected
+            for event in events {
+                if live {
+                    try backlog.deliveredLive(event, catalog: catalog)
+                } else {
+                    try backlog.ingest(event, catalog: catalog)
+                }
+            }
+            try await self.saveBacklog(connection, backlog, appID: appID, deviceID: deviceID)
+            return EventIngestion(device: device, live: live ? events.map { (try? catalog.validate($0)) ?? $0 } : [],
+                                  queued: live ? 0 : events.count, backlog: backlog.pendingCount)
+        }
+    }
+
+    public func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification] {
+        try await read { connection in
+            guard try await connection.row("SELECT 1 FROM device WHERE app_id = \(appID) AND id = \(deviceID)",
+                                           logger: logger) != nil else {
+                throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
+            }
+            return try await self.backlog(connection, appID: appID, deviceID: deviceID).preview(catalog: catalog)
+        }
+    }
+
+    public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
+        guard !items.isEmpty else { return [] }
+        let rows = try items.map { ($0, try Self.json($0.content)) }
+        return try await transaction { connection in
+            var devices: [String: Bool] = [:]
+            var sequences: [Int64?] = []
+            for (item, content) in rows {
+                let occurrence = item.occurrence
+                // A device deleted meanwhile has nobody to hold anything for.
+                let deviceKey = occurrence.appID + "\u{0}" + occurrence.deviceID
+                if devices[deviceKey] == nil {
+                    devices[deviceKey] = try await connection.row("""
+                        SELECT 1 FROM device WHERE app_id = \(occurrence.appID) AND id = \(occurrence.deviceID) FOR KEY SHARE
+                        """, logger: logger) != nil
+                }
+                guard devices[deviceKey] == true else {
+                    sequences.append(nil)
+                    continue
+                }
+                let inserted = try await connection.row("""
+                    INSERT INTO device_inbox (app_id, device_id, occurrence_id, notification_id, scheduled_for, fired_at,
+                        late, missed, content, delivery_key)
+                    VALUES (\(occurrence.appID), \(occurrence.deviceID), \(occurrence.id), \(occurrence.notificationID),
+                        \(occurrence.scheduledFor.millisecondsSince1970), \(item.firedAt.millisecondsSince1970),
+                        \(occurrence.late), \(occurrence.missed), \(content), \(item.logID))
+                    ON CONFLICT DO NOTHING
+                    RETURNING key
+                    """, logger: logger)
+                if let inserted {
+                    sequences.append(try inserted.value(0, as: Int64.self))
+                } else {
+                    // Held before (a firing handed over again): the same item, the same id.
+                    sequences.append(try await connection.row("SELECT key FROM device_inbox WHERE delivery_key = \(item.logID)",
+                                                              logger: logger)?.value(0, as: Int64.self))
+                }
+            }
+            return sequences
+        }
+    }
+
+    public func recordWakePush(appID: String, deviceID: String, now: Date, perHour: Int) async throws -> Bool {
+        try await transaction { connection in
+            _ = try await self.lockedDevice(connection, appID: appID, deviceID: deviceID)
+            let text = try await connection.row("""
+                SELECT wake_pushes FROM device_events WHERE app_id = \(appID) AND device_id = \(deviceID)
+                """, logger: logger)?.value(0, as: String.self) ?? "[]"
+            let hourAgo = now.millisecondsSince1970 - 3_600_000
+            var sent = ((try? JSONDecoder().decode([Int64].self, from: Data(text.utf8))) ?? []).filter { $0 > hourAgo }
+            guard sent.count < perHour else { return false }
+            sent.append(now.millisecondsSince1970)
+            let updated = try Self.json(sent)
+            let emptyQueue = try Self.json(DeviceEventQueue())
+            try await connection.run("""
+                INSERT INTO device_events (app_id, device_id, queue, wake_pushes)
+                VALUES (\(appID), \(deviceID), \(emptyQueue), \(updated))
+                ON CONFLICT (app_id, device_id) DO UPDATE SET wake_pushes = excluded.wake_pushes
+                """, logger: logger)
+            return true
+        }
+    }
+
+    public func acknowledge(appID: String, deviceID: String, upTo: Int64) async throws -> Acknowledgement {
+        try await transaction { connection in
+            _ = try await self.lockedDevice(connection, appID: appID, deviceID: deviceID)
+            return try await self.acknowledge(connection, appID: appID, deviceID: deviceID, upTo: upTo)
+        }
+    }
+
+    // MARK: Rows
+
+    /// The device, its row locked until the transaction ends; `deviceNotFound` if there is none.
+    func lockedDevice(_ connection: PostgresConnection, appID: String, deviceID: String) async throws -> Device {
+        guard let row = try await connection.row("""
+            SELECT \(unescaped: Self.deviceColumns) FROM device d WHERE d.app_id = \(appID) AND d.id = \(deviceID)
+            FOR NO KEY UPDATE
+            """, logger: logger) else {
+            throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
+        }
+        return try Self.device(from: row)
+    }
+
+    func backlog(_ connection: PostgresConnection, appID: String, deviceID: String) async throws -> AcknowledgedBacklog {
+        guard let row = try await connection.row("""
+            SELECT queue, unacknowledged, handed_seq FROM device_events WHERE app_id = \(appID) AND device_id = \(deviceID)
+            """, logger: logger) else { return AcknowledgedBacklog() }
+        func queue(_ text: String?) throws -> DeviceEventQueue? {
+            try text.map { try JSONDecoder().decode(DeviceEventQueue.self, from: Data($0.utf8)) }
+        }
+        return AcknowledgedBacklog(queue: try queue(try row.value(0, as: String?.self)) ?? DeviceEventQueue(),
+                                   unacknowledged: try queue(try row.value(1, as: String?.self)),
+                                   handedSequence: try row.value(2, as: Int64?.self))
+    }
+
+    func saveBacklog(_ connection: PostgresConnection, _ backlog: AcknowledgedBacklog, appID: String,
+                     deviceID: String) async throws {
+        let queue = try Self.json(backlog.queue)
+        let unacknowledged = try backlog.unacknowledged.map(Self.json)
+        try await connection.run("""
+            INSERT INTO device_events (app_id, device_id, queue, unacknowledged, handed_seq)
+            VALUES (\(appID), \(deviceID), \(queue), \(unacknowledged), \(backlog.handedSequence))
+            ON CONFLICT (app_id, device_id) DO UPDATE SET queue = excluded.queue,
+                unacknowledged = excluded.unacknowledged, handed_seq = excluded.handed_seq
+            """, logger: logger)
+    }
+
+    /// Removes the inbox items up to and including `upTo`, and acknowledges the backlog
+    /// hand-over if its id is in range.
+    @discardableResult
+    func acknowledge(_ connection: PostgresConnection, appID: String, deviceID: String,
+                     upTo: Int64) async throws -> Acknowledgement {
+        let inboxItems = try await connection.count("""
+            DELETE FROM device_inbox WHERE app_id = \(appID) AND device_id = \(deviceID) AND key <= \(upTo) RETURNING 1
+            """, logger: logger)
+        var backlog = try await self.backlog(connection, appID: appID, deviceID: deviceID)
+        let acknowledged = backlog.acknowledge(upTo: upTo)
+        if acknowledged { try await saveBacklog(connection, backlog, appID: appID, deviceID: deviceID) }
+        return Acknowledgement(inboxItems: inboxItems, backlog: acknowledged)
+    }
+
+    /// The inbox as it stands: items stay until acknowledged, with their sequence ids.
+    func unacknowledgedInbox(_ connection: PostgresConnection, appID: String, deviceID: String) async throws -> [InboxItem] {
+        try await connection.rows("""
+            SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, key FROM device_inbox
+            WHERE app_id = \(appID) AND device_id = \(deviceID) ORDER BY key
+            """, logger: logger).map { row in
+            let occurrenceID = try row.value(0, as: String.self)
+            let occurrence = Occurrence(appID: appID, deviceID: deviceID, notificationID: try row.value(1),
+                                        index: Occurrence.index(fromID: occurrenceID),
+                                        scheduledFor: Date(millisecondsSince1970: try row.value(2)),
+                                        late: try row.value(4), missed: try row.value(5))
+            return InboxItem(occurrence: occurrence,
+                             content: try JSONDecoder().decode(NotificationContent.self,
+                                                               from: Data(try row.value(6, as: String.self).utf8)),
+                             firedAt: Date(millisecondsSince1970: try row.value(3)), sequence: try row.value(7))
+        }
+    }
+}

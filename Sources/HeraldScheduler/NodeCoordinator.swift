@@ -1,0 +1,95 @@
+import Foundation
+import HeraldDelivery
+import HeraldStorage
+import Logging
+import ServiceLifecycle
+
+/// One node's part in a cluster sharing a PostgreSQL store (docs/several-nodes.md):
+/// - arms the instants other nodes armed, heard by `LISTEN`, so every node wakes on time
+///   without polling;
+/// - renews its leases every third of a lease, and takes over firings whose node stopped
+///   renewing (it died), handing them to its dispatcher;
+/// - sweeps every `sweep` for the soonest pending instant, covering word lost while the
+///   listener reconnected.
+///
+/// Listed first among the services, so it stops last: leases stay renewed while the dispatcher
+/// drains at shutdown.
+public struct NodeCoordinator: Service {
+    private let store: any NodeStore
+    private let engine: SchedulerEngine
+    private let sweep: Duration
+    private let logger: Logger
+
+    public init(store: any NodeStore, engine: SchedulerEngine, sweep: Duration, logger: Logger) {
+        self.store = store
+        self.engine = engine
+        self.sweep = sweep
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await listen() }
+                group.addTask { await renewAndTakeOver() }
+                group.addTask { await sweepForLostWord() }
+            }
+        }
+    }
+
+    private func listen() async {
+        while !Task.isCancelled {
+            do {
+                try await store.listenForArming { [engine] instants in
+                    await engine.arm(instants.map { TimerEntry(fireAt: $0, key: -1) })
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("listening for other nodes' timers failed; reconnecting in 1 s",
+                               metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: .seconds(1))
+            // Word sent while the listener was down: the sweep's read covers it at once.
+            await armEarliest()
+        }
+    }
+
+    private func renewAndTakeOver() async {
+        let interval = Duration.milliseconds(max(1, store.leaseMilliseconds / 3))
+        while !Task.isCancelled {
+            do {
+                let now = Date()
+                try await store.renewLeases(now: now)
+                let (fired, orphaned) = try await store.takeOverExpiredFirings(now: now)
+                if !fired.isEmpty || !orphaned.isEmpty {
+                    logger.warning("took over firings from a node whose lease ran out",
+                                   metadata: ["firings": "\(fired.count + orphaned.count)", "node": "\(store.nodeID)"])
+                    await engine.dispatcher.takeOver(fired: fired, orphaned: orphaned)
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.error("renewing leases failed", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    private func sweepForLostWord() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: sweep)
+            await armEarliest()
+        }
+    }
+
+    private func armEarliest() async {
+        do {
+            if let earliest = try await store.earliestPendingFire() {
+                await engine.arm([TimerEntry(fireAt: earliest, key: -1)])
+            }
+        } catch {
+            logger.warning("sweeping for the soonest pending instant failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import HeraldCore
+import HeraldPostgres
+import HeraldStorage
+import HeraldTestSupport
+import Logging
+import Synchronization
+import Testing
+
+// Several nodes on one database (DESIGN.md, "Several nodes behave as one"): each node a store of
+// its own, as separate `herald serve` processes have. Leases and fencing, shared limits, and word
+// of armed timers between nodes.
+@Suite("PostgreSQL: several nodes on one database", .serialized)
+struct PostgresNodesTests {
+    static let app = "com.example.nodes"
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static var logger: Logger {
+        var logger = Logger(label: "herald.test.nodes")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    /// Opens `names.count` nodes on a fresh database with one app and `devices` devices.
+    static func nodes(_ names: [String], on server: PostgresServer, database: String, devices: Int = 1,
+                      leaseMilliseconds: Int64 = 5_000) async throws -> [PostgresStore] {
+        try server.createDatabase(database)
+        let location = try PostgresLocation(url: server.url(database: database))
+        var stores: [PostgresStore] = []
+        for name in names {
+            stores.append(try await PostgresStore.open(location, nodeID: name, poolSize: 4,
+                                                       leaseMilliseconds: leaseMilliseconds, logger: logger))
+        }
+        _ = try await stores[0].saveApp(App(id: app))
+        for index in 0..<devices {
+            _ = try await stores[0].saveDevice(Device(appID: app, id: "d\(index)", timeZone: "UTC"), now: start)
+        }
+        return stores
+    }
+
+    static func oneShot(_ id: String, device: String = "d0", at offset: TimeInterval) -> LocalNotification {
+        let at = start.addingTimeInterval(offset)
+        return LocalNotification(appID: app, deviceID: device, id: id, fireDate: .instant(at), timeZone: .absolute,
+                                 repeatRule: nil, content: NotificationContent(alert: .init(body: id)),
+                                 nextIndex: 0, nextFireDate: at)
+    }
+
+    static func claimAll(_ store: PostgresStore, at offset: TimeInterval, limit: Int = 50) async throws -> [FiredOccurrence] {
+        let now = start.addingTimeInterval(offset)
+        var fired: [FiredOccurrence] = []
+        while true {
+            let claim = try await store.claimDue(until: now, firedAt: now, limit: limit) { due in
+                due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: now, lateAfter: 1)
+            }
+            fired += claim.fired
+            if !claim.more { return fired }
+        }
+    }
+
+    static func close(_ stores: [PostgresStore]) async {
+        for store in stores { await store.close() }
+    }
+
+    @Test("Three nodes claiming at once fire each occurrence exactly once (10 rounds)")
+    func threeNodesFireOnce() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        for round in 0..<10 {
+            let stores = try await Self.nodes(["a", "b", "c"], on: server, database: "once_\(round)", devices: 6)
+            for index in 0..<600 {
+                _ = try await stores[index % 3].schedule(Self.oneShot("n\(index)", device: "d\(index % 6)",
+                                                                      at: 10 + Double(index % 7) * 0.001), now: Self.start)
+            }
+            let fired = try await withThrowingTaskGroup(of: [FiredOccurrence].self) { group in
+                for (offset, store) in stores.enumerated() {
+                    group.addTask { try await Self.claimAll(store, at: 10.01, limit: 11 + offset * 4) }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            let ids = fired.map { "\($0.occurrence.deviceID)/\($0.occurrence.id)" }
+            #expect(ids.count == 600, "round \(round): \(ids.count) fired")
+            #expect(Set(ids).count == ids.count, "round \(round): an occurrence fired twice")
+            await Self.close(stores)
+        }
+    }
+
+    @Test("200 schedules for one device spread over 3 nodes leave exactly 128 (10 rounds)")
+    func limitAcrossNodes() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        for round in 0..<10 {
+            let stores = try await Self.nodes(["a", "b", "c"], on: server, database: "limit_\(round)")
+            let refusals = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<200 {
+                    let store = stores[index % 3]
+                    group.addTask {
+                        do {
+                            _ = try await store.schedule(Self.oneShot("n\(index)", at: 60 + Double(index)), now: Self.start)
+                            return false
+                        } catch let error as HeraldError where error.reason == "notificationLimitReached" {
+                            return true
+                        }
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(try await stores[1].notifications(appID: Self.app, deviceID: "d0").count == 128, "round \(round)")
+            #expect(refusals == 72, "round \(round): \(refusals) refused")
+            await Self.close(stores)
+        }
+    }
+
+    @Test("A dead node's firings are taken over once its lease runs out, by one node only (20 rounds)")
+    func expiredLeaseTakenOver() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        for round in 0..<20 {
+            let stores = try await Self.nodes(["a", "b", "c"], on: server, database: "lease_\(round)",
+                                              leaseMilliseconds: 200)
+            for index in 0..<30 { _ = try await stores[0].schedule(Self.oneShot("n\(index)", at: 10), now: Self.start) }
+            let claimed = try await Self.claimAll(stores[0], at: 10)
+            #expect(claimed.count == 30)
+            // Within the lease nobody else may take them.
+            #expect(try await stores[1].takeOverExpiredFirings(now: Date()).fired.isEmpty, "round \(round)")
+            // Node a dies: it renews nothing. Once the lease ends, b and c race to take over.
+            let later = Date().addingTimeInterval(1)
+            async let byB = stores[1].takeOverExpiredFirings(now: later)
+            async let byC = stores[2].takeOverExpiredFirings(now: later)
+            let taken = try await byB.fired + byC.fired
+            #expect(taken.count == 30, "round \(round): \(taken.count) taken over")
+            #expect(Set(taken.compactMap(\.logID)) == Set(claimed.compactMap(\.logID)), "round \(round)")
+            await Self.close(stores)
+        }
+    }
+
+    @Test("A node that stalled past its lease cannot store an outcome over the node that took its firings (20 rounds)")
+    func stalledNodeIsFenced() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        for round in 0..<20 {
+            let stores = try await Self.nodes(["a", "b"], on: server, database: "fence_\(round)", leaseMilliseconds: 200)
+            for index in 0..<10 { _ = try await stores[0].schedule(Self.oneShot("n\(index)", at: 10), now: Self.start) }
+            let stalled = try await Self.claimAll(stores[0], at: 10)
+            let taken = try await stores[1].takeOverExpiredFirings(now: Date().addingTimeInterval(1)).fired
+            #expect(taken.count == 10)
+            // a wakes up and reports; then b reports what it delivered.
+            try await stores[0].completeDeliveries(stalled.map {
+                CompletedDelivery(deliveryID: $0.logID!, channel: "push", outcome: "stale")
+            })
+            try await stores[1].completeDeliveries(taken.map {
+                CompletedDelivery(deliveryID: $0.logID!, channel: "push", outcome: "delivered")
+            })
+            let outcomes = try await stores[0].deliveries(appID: Self.app, deviceID: "d0", limit: 100).map(\.outcome)
+            #expect(outcomes.count == 10)
+            #expect(outcomes.allSatisfy { $0 == "delivered" }, "round \(round): \(outcomes)")
+            await Self.close(stores)
+        }
+    }
+
+    @Test("A node renewing its lease keeps its firings; nobody takes them over (10 rounds)")
+    func renewedLeaseIsKept() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        for round in 0..<10 {
+            let stores = try await Self.nodes(["a", "b"], on: server, database: "renew_\(round)", leaseMilliseconds: 300)
+            for index in 0..<10 { _ = try await stores[0].schedule(Self.oneShot("n\(index)", at: 10), now: Self.start) }
+            _ = try await Self.claimAll(stores[0], at: 10)
+            try await stores[0].renewLeases(now: Date().addingTimeInterval(1))
+            #expect(try await stores[1].takeOverExpiredFirings(now: Date().addingTimeInterval(1)).fired.isEmpty,
+                    "round \(round)")
+            await Self.close(stores)
+        }
+    }
+
+    @Test("A schedule written on one node reaches the others' timers by LISTEN/NOTIFY, only once committed (10 rounds)")
+    func armingReachesOtherNodes() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let stores = try await Self.nodes(["a", "b"], on: server, database: "arming")
+        let heard = Mutex<[Int64]>([])
+        let listener = Task {
+            try await stores[1].listenForArming { instants in heard.withLock { $0 += instants } }
+        }
+        // The listener is up once a write made after it starts is heard.
+        var ready = false
+        for attempt in 0..<100 where !ready {
+            _ = try await stores[0].schedule(Self.oneShot("probe", at: Double(attempt)), now: Self.start)
+            try await Task.sleep(for: .milliseconds(50))
+            ready = !heard.withLock { $0 }.isEmpty
+        }
+        #expect(ready, "the listener never heard a write")
+        for round in 0..<10 {
+            heard.withLock { $0 = [] }
+            let notification = Self.oneShot("n\(round)", at: 1_000 + Double(round))
+            _ = try await stores[0].schedule(notification, now: Self.start)
+            // A refused write (a device that does not exist) announces nothing.
+            await #expect(throws: HeraldError.self) {
+                _ = try await stores[0].schedule(Self.oneShot("x", device: "ghost", at: 5), now: Self.start)
+            }
+            let expected = notification.nextFireDate.millisecondsSince1970
+            var got: [Int64] = []
+            for _ in 0..<100 {
+                got = heard.withLock { $0 }
+                if got.contains(expected) { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(got == [expected], "round \(round): heard \(got)")
+        }
+        listener.cancel()
+        _ = await listener.result
+        await Self.close(stores)
+    }
+}
