@@ -206,11 +206,13 @@ enum PostgresSchema {
             )
             """,
         ]),
-        Migration(identifier: "v2: instant repeat ends as numbers; leases found by node", statements: [
+        Migration(identifier: "v2: instant repeat ends as numbers; leases found by node; handovers counted", statements: [
             // A repeat's instant end as milliseconds, beside repeat_until's wall-clock text.
             "ALTER TABLE notification ADD COLUMN repeat_until_at bigint",
             // A node renews and a recovering node takes over pending firings by who holds them.
             "CREATE INDEX delivery_pending_by_node ON delivery (claimed_by) WHERE outcome = 'pending'",
+            // How often a firing was taken over (a restart, a dead node): only these may repeat.
+            "ALTER TABLE delivery ADD COLUMN handovers integer NOT NULL DEFAULT 0",
         ]),
     ]
 

@@ -22,7 +22,6 @@ extension PostgresStore {
                          decide: @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
         let firedAtMilliseconds = firedAt.millisecondsSince1970
-        let leaseUntil = Date().millisecondsSince1970 + leaseMilliseconds
         return try await transaction { connection in
             // Rows another node is claiming right now are skipped, not waited for: that node
             // fires them. A cancel committed before this read is seen; one waiting on these row
@@ -67,9 +66,8 @@ extension PostgresStore {
                 let inserted = try await connection.rows("""
                     INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
                         late, missed, channel, outcome, content, notification_key, generation, occurrence_index,
-                        claimed_by, lease_until)
-                    SELECT o, a, d, i, s, \(firedAtMilliseconds), l, m, 'pending', 'pending', c, k, g, x,
-                        \(nodeID), \(leaseUntil)
+                        claimed_by)
+                    SELECT o, a, d, i, s, \(firedAtMilliseconds), l, m, 'pending', 'pending', c, k, g, x, \(nodeID)
                     FROM unnest(\(log.occurrenceIDs)::text[], \(log.appIDs)::text[], \(log.deviceIDs)::text[],
                         \(log.notificationIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
                         \(log.missed)::bigint[], \(log.contents)::text[], \(log.notificationKeys)::bigint[],
@@ -115,17 +113,24 @@ extension PostgresStore {
 
     private func takeOverFirings(includingOwn: Bool, now: Date) async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
         let at = now.millisecondsSince1970
-        let leaseUntil = at + leaseMilliseconds
-        // The row lock of the UPDATE makes two nodes taking over at once take disjoint rows: the
-        // second re-reads the lease the first just renewed, and skips the row.
         let own = includingOwn ? nodeID : ""
+        let cutoff = at - leaseMilliseconds
+        // A firing's lease is its node's heartbeat: one row per node to renew, not one per firing.
+        // Rows another node is taking over right now are locked, and skipped.
         let rows = try await transaction { connection in
-            try await connection.rows("""
-                WITH taken AS (
-                    UPDATE delivery SET claimed_by = \(nodeID), lease_until = \(leaseUntil)
-                    WHERE outcome = 'pending' AND (claimed_by = \(own) OR claimed_by IS NULL OR lease_until < \(at))
-                    RETURNING key, occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
-                        missed, occurrence_index, content
+            try await connection.run("UPDATE node SET heartbeat_at = greatest(heartbeat_at, \(at)) WHERE id = \(nodeID)",
+                                     logger: logger)
+            return try await connection.rows("""
+                WITH candidates AS (
+                    SELECT key FROM delivery
+                    WHERE outcome = 'pending' AND (claimed_by = \(own) OR claimed_by IS NULL
+                        OR claimed_by NOT IN (SELECT id FROM node WHERE heartbeat_at >= \(cutoff)))
+                    FOR UPDATE SKIP LOCKED
+                ), taken AS (
+                    UPDATE delivery l SET claimed_by = \(nodeID), handovers = handovers + 1
+                    FROM candidates c WHERE l.key = c.key
+                    RETURNING l.key, l.occurrence_id, l.app_id, l.device_id, l.notification_id, l.scheduled_for,
+                        l.fired_at, l.late, l.missed, l.occurrence_index, l.content
                 )
                 SELECT t.key, t.occurrence_id, t.app_id, t.device_id, t.notification_id, t.scheduled_for, t.fired_at,
                     t.late, t.missed, t.occurrence_index, t.content, \(unescaped: Self.deviceColumns)
@@ -155,7 +160,8 @@ extension PostgresStore {
 
     /// Stores outcomes, fenced: only for firings this node still holds. A node that stalled past
     /// its lease finds its firings taken over, and its late outcome is refused, not written
-    /// over the outcome of the node that took them.
+    /// over the outcome of the node that took them. `claimed_by` stays, naming the node that
+    /// delivered.
     public func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws {
         guard !outcomes.isEmpty else { return }
         let keys = outcomes.map(\.deliveryID)
@@ -167,7 +173,7 @@ extension PostgresStore {
         let written = try await transaction { connection in
             try await connection.count("""
                 UPDATE delivery AS l SET channel = u.c, outcome = u.o, apns_status = nullif(u.s, -1),
-                    apns_id = nullif(u.a, ''), claimed_by = NULL, lease_until = NULL
+                    apns_id = nullif(u.a, '')
                 FROM unnest(\(keys)::bigint[], \(channels)::text[], \(results)::text[], \(statuses)::bigint[],
                     \(apnsIDs)::text[]) AS u(k, c, o, s, a)
                 WHERE l.key = u.k AND l.claimed_by = \(nodeID)
@@ -180,16 +186,9 @@ extension PostgresStore {
         }
     }
 
-    /// Renews this node's heartbeat and the leases on the firings it is delivering.
+    /// Renews this node's heartbeat, which is the lease on every firing it holds.
     public func renewLeases(now: Date) async throws {
-        let at = now.millisecondsSince1970
-        try await transaction { connection in
-            try await connection.run("UPDATE node SET heartbeat_at = \(at) WHERE id = \(nodeID)", logger: logger)
-            try await connection.run("""
-                UPDATE delivery SET lease_until = \(at + leaseMilliseconds)
-                WHERE claimed_by = \(nodeID) AND outcome = 'pending'
-                """, logger: logger)
-        }
+        try await heartbeat(now: now)
     }
 
     /// The soonest pending instant: the sweep arms it, covering any word of a write that was lost.

@@ -118,7 +118,7 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
                 ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
                 """, logger: logger)
         } else {
-            try await client.query("UPDATE node SET heartbeat_at = \(at) WHERE id = \(nodeID)", logger: logger)
+            try await client.query("UPDATE node SET heartbeat_at = greatest(heartbeat_at, \(at)) WHERE id = \(nodeID)", logger: logger)
         }
     }
 

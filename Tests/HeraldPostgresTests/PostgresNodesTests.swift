@@ -120,10 +120,15 @@ struct PostgresNodesTests {
             for index in 0..<30 { _ = try await stores[0].schedule(Self.oneShot("n\(index)", at: 10), now: Self.start) }
             let claimed = try await Self.claimAll(stores[0], at: 10)
             #expect(claimed.count == 30)
+            // a is alive while it delivers: it heartbeats.
+            try await stores[0].renewLeases(now: Date())
             // Within the lease nobody else may take them.
             #expect(try await stores[1].takeOverExpiredFirings(now: Date()).fired.isEmpty, "round \(round)")
             // Node a dies: it renews nothing. Once the lease ends, b and c race to take over.
             let later = Date().addingTimeInterval(1)
+            // b and c are alive: they heartbeat.
+            try await stores[1].renewLeases(now: later)
+            try await stores[2].renewLeases(now: later)
             async let byB = stores[1].takeOverExpiredFirings(now: later)
             async let byC = stores[2].takeOverExpiredFirings(now: later)
             let taken = try await byB.fired + byC.fired

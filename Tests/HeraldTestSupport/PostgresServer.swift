@@ -70,6 +70,13 @@ public final class PostgresServer: Sendable {
                          "-c", "CREATE DATABASE \"\(name)\""])
     }
 
+    /// Runs one SQL statement with psql; returns its rows, one per line, columns split at `|`.
+    public func query(_ sql: String, database: String = "herald") throws -> [[String]] {
+        try run("psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database, "-v", "ON_ERROR_STOP=1",
+                         "-A", "-t", "-c", sql])
+            .split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+    }
+
     /// Stops the server at once and removes its files.
     public func stop() {
         stopServer()
@@ -102,7 +109,8 @@ public final class PostgresServer: Sendable {
         }
         // To a file, not a pipe: the server pg_ctl starts inherits the descriptors and would hold
         // a pipe open for as long as it runs.
-        let outputPath = "\(directory)/\(program).out"
+        let outputPath = "\(directory)/\(program)-\(UUID().uuidString).out"
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
         FileManager.default.createFile(atPath: outputPath, contents: nil)
         guard let output = FileHandle(forWritingAtPath: outputPath) else {
             throw PostgresServerError("cannot write \(outputPath)")
