@@ -94,7 +94,7 @@ let package = Package(
         ], path: "Benchmarks/HeraldBenchmarks"),
         // Helpers shared by the test suites (they run in one process): certificate lookup, polling,
         // free ports, child processes, an SSE client, device tokens, a real PostgreSQL server.
-        .target(name: "HeraldTestSupport", path: "Tests/HeraldTestSupport"),
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldCore", "HeraldStorage"], path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTP2Tests", dependencies: ["HeraldHTTP2", "HeraldTestSupport"]),

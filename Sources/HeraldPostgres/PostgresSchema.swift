@@ -213,6 +213,9 @@ enum PostgresSchema {
             "CREATE INDEX delivery_pending_by_node ON delivery (claimed_by) WHERE outcome = 'pending'",
             // How often a firing was taken over (a restart, a dead node): only these may repeat.
             "ALTER TABLE delivery ADD COLUMN handovers integer NOT NULL DEFAULT 0",
+            // A firing's lease is its node's heartbeat: the per-row lease of v1 is gone.
+            "DROP INDEX delivery_pending",
+            "ALTER TABLE delivery DROP COLUMN lease_until",
         ]),
     ]
 

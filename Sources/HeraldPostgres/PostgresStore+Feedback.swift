@@ -239,9 +239,7 @@ extension PostgresStore {
 
     /// Deletes at most `batchSize` expired rows of each kind, one short transaction per kind.
     public func pruneExpired(now: Date, policy: RetentionPolicy, batchSize: Int) async throws -> Int {
-        let deliveries = now.addingTimeInterval(-policy.deliveries).millisecondsSince1970
-        let feedback = now.addingTimeInterval(-policy.feedback).millisecondsSince1970
-        let idempotency = now.addingTimeInterval(-policy.idempotency).millisecondsSince1970
+        let (deliveries, feedback, idempotency) = policy.cutoffs(now: now)
         let statements: [PostgresQuery] = [
             """
             DELETE FROM delivery WHERE key IN (

@@ -106,9 +106,6 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
         return state == "40001" || state == "40P01"
     }
 
-    /// Milliseconds since the epoch.
-    static func milliseconds(_ date: Date) -> Int64 { date.millisecondsSince1970 }
-
     /// Records that this node is alive (and, at start, when it started).
     public func heartbeat(startedNow: Bool = false, now: Date = Date()) async throws {
         let at = now.millisecondsSince1970

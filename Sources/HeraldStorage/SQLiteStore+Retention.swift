@@ -15,6 +15,12 @@ public struct RetentionPolicy: Sendable, Equatable {
         self.feedback = feedback
         self.idempotency = idempotency
     }
+
+    /// The instants (unix milliseconds) before which each kind of record is pruned at `now`.
+    public func cutoffs(now: Date) -> (deliveries: Int64, feedback: Int64, idempotency: Int64) {
+        (now.addingTimeInterval(-deliveries).millisecondsSince1970, now.addingTimeInterval(-feedback).millisecondsSince1970,
+         now.addingTimeInterval(-idempotency).millisecondsSince1970)
+    }
 }
 
 extension SQLiteStore {
@@ -48,10 +54,11 @@ extension SQLiteStore {
         }
 
         func cutoff(now: Date, policy: RetentionPolicy) -> Int64 {
+            let cutoffs = policy.cutoffs(now: now)
             switch self {
-            case .deliveries: return now.addingTimeInterval(-policy.deliveries).millisecondsSince1970
-            case .feedbackEvents, .outboxMessages: return now.addingTimeInterval(-policy.feedback).millisecondsSince1970
-            case .idempotencyKeys: return now.addingTimeInterval(-policy.idempotency).millisecondsSince1970
+            case .deliveries: return cutoffs.deliveries
+            case .feedbackEvents, .outboxMessages: return cutoffs.feedback
+            case .idempotencyKeys: return cutoffs.idempotency
             }
         }
     }

@@ -38,24 +38,7 @@ struct PostgresNodesTests {
         return stores
     }
 
-    static func oneShot(_ id: String, device: String = "d0", at offset: TimeInterval) -> LocalNotification {
-        let at = start.addingTimeInterval(offset)
-        return LocalNotification(appID: app, deviceID: device, id: id, fireDate: .instant(at), timeZone: .absolute,
-                                 repeatRule: nil, content: NotificationContent(alert: .init(body: id)),
-                                 nextIndex: 0, nextFireDate: at)
-    }
-
-    static func claimAll(_ store: PostgresStore, at offset: TimeInterval, limit: Int = 50) async throws -> [FiredOccurrence] {
-        let now = start.addingTimeInterval(offset)
-        var fired: [FiredOccurrence] = []
-        while true {
-            let claim = try await store.claimDue(until: now, firedAt: now, limit: limit) { due in
-                due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: now, lateAfter: 1)
-            }
-            fired += claim.fired
-            if !claim.more { return fired }
-        }
-    }
+    static let fixtures = StoreFixtures(app: app, start: start)
 
     static func close(_ stores: [PostgresStore]) async {
         for store in stores { await store.close() }
@@ -68,12 +51,12 @@ struct PostgresNodesTests {
         for round in 0..<10 {
             let stores = try await Self.nodes(["a", "b", "c"], on: server, database: "once_\(round)", devices: 6)
             for index in 0..<600 {
-                _ = try await stores[index % 3].schedule(Self.oneShot("n\(index)", device: "d\(index % 6)",
+                _ = try await stores[index % 3].schedule(Self.fixtures.oneShot("n\(index)", device: "d\(index % 6)",
                                                                       at: 10 + Double(index % 7) * 0.001), now: Self.start)
             }
             let fired = try await withThrowingTaskGroup(of: [FiredOccurrence].self) { group in
                 for (offset, store) in stores.enumerated() {
-                    group.addTask { try await Self.claimAll(store, at: 10.01, limit: 11 + offset * 4) }
+                    group.addTask { try await Self.fixtures.claimAll(store, at: 10.01, limit: 11 + offset * 4) }
                 }
                 return try await group.reduce(into: []) { $0 += $1 }
             }
@@ -95,7 +78,7 @@ struct PostgresNodesTests {
                     let store = stores[index % 3]
                     group.addTask {
                         do {
-                            _ = try await store.schedule(Self.oneShot("n\(index)", at: 60 + Double(index)), now: Self.start)
+                            _ = try await store.schedule(Self.fixtures.oneShot("n\(index)", at: 60 + Double(index)), now: Self.start)
                             return false
                         } catch let error as HeraldError where error.reason == "notificationLimitReached" {
                             return true
@@ -117,8 +100,8 @@ struct PostgresNodesTests {
         for round in 0..<20 {
             let stores = try await Self.nodes(["a", "b", "c"], on: server, database: "lease_\(round)",
                                               leaseMilliseconds: 200)
-            for index in 0..<30 { _ = try await stores[0].schedule(Self.oneShot("n\(index)", at: 10), now: Self.start) }
-            let claimed = try await Self.claimAll(stores[0], at: 10)
+            for index in 0..<30 { _ = try await stores[0].schedule(Self.fixtures.oneShot("n\(index)", at: 10), now: Self.start) }
+            let claimed = try await Self.fixtures.claimAll(stores[0], at: 10)
             #expect(claimed.count == 30)
             // a is alive while it delivers: it heartbeats.
             try await stores[0].renewLeases(now: Date())
@@ -144,8 +127,8 @@ struct PostgresNodesTests {
         defer { server.stop() }
         for round in 0..<20 {
             let stores = try await Self.nodes(["a", "b"], on: server, database: "fence_\(round)", leaseMilliseconds: 200)
-            for index in 0..<10 { _ = try await stores[0].schedule(Self.oneShot("n\(index)", at: 10), now: Self.start) }
-            let stalled = try await Self.claimAll(stores[0], at: 10)
+            for index in 0..<10 { _ = try await stores[0].schedule(Self.fixtures.oneShot("n\(index)", at: 10), now: Self.start) }
+            let stalled = try await Self.fixtures.claimAll(stores[0], at: 10)
             let taken = try await stores[1].takeOverExpiredFirings(now: Date().addingTimeInterval(1)).fired
             #expect(taken.count == 10)
             // a wakes up and reports; then b reports what it delivered.
@@ -168,8 +151,8 @@ struct PostgresNodesTests {
         defer { server.stop() }
         for round in 0..<10 {
             let stores = try await Self.nodes(["a", "b"], on: server, database: "renew_\(round)", leaseMilliseconds: 300)
-            for index in 0..<10 { _ = try await stores[0].schedule(Self.oneShot("n\(index)", at: 10), now: Self.start) }
-            _ = try await Self.claimAll(stores[0], at: 10)
+            for index in 0..<10 { _ = try await stores[0].schedule(Self.fixtures.oneShot("n\(index)", at: 10), now: Self.start) }
+            _ = try await Self.fixtures.claimAll(stores[0], at: 10)
             try await stores[0].renewLeases(now: Date().addingTimeInterval(1))
             #expect(try await stores[1].takeOverExpiredFirings(now: Date().addingTimeInterval(1)).fired.isEmpty,
                     "round \(round)")
@@ -189,18 +172,18 @@ struct PostgresNodesTests {
         // The listener is up once a write made after it starts is heard.
         var ready = false
         for attempt in 0..<100 where !ready {
-            _ = try await stores[0].schedule(Self.oneShot("probe", at: Double(attempt)), now: Self.start)
+            _ = try await stores[0].schedule(Self.fixtures.oneShot("probe", at: Double(attempt)), now: Self.start)
             try await Task.sleep(for: .milliseconds(50))
             ready = !heard.withLock { $0 }.isEmpty
         }
         #expect(ready, "the listener never heard a write")
         for round in 0..<10 {
             heard.withLock { $0 = [] }
-            let notification = Self.oneShot("n\(round)", at: 1_000 + Double(round))
+            let notification = Self.fixtures.oneShot("n\(round)", at: 1_000 + Double(round))
             _ = try await stores[0].schedule(notification, now: Self.start)
             // A refused write (a device that does not exist) announces nothing.
             await #expect(throws: HeraldError.self) {
-                _ = try await stores[0].schedule(Self.oneShot("x", device: "ghost", at: 5), now: Self.start)
+                _ = try await stores[0].schedule(Self.fixtures.oneShot("x", device: "ghost", at: 5), now: Self.start)
             }
             let expected = notification.nextFireDate.millisecondsSince1970
             var got: [Int64] = []

@@ -94,24 +94,7 @@ private func prepare(_ host: BackendHost, devices: Int = 1) async throws -> Stor
     return subject
 }
 
-private func oneShot(_ id: String, device: String = "d0", at offset: TimeInterval) -> LocalNotification {
-    let at = start.addingTimeInterval(offset)
-    return LocalNotification(appID: app, deviceID: device, id: id, fireDate: .instant(at), timeZone: .absolute,
-                             repeatRule: nil, content: NotificationContent(alert: .init(body: id)),
-                             nextIndex: 0, nextFireDate: at)
-}
-
-private func claimAll(_ store: any HeraldStore, at offset: TimeInterval, limit: Int = 50) async throws -> [FiredOccurrence] {
-    let now = start.addingTimeInterval(offset)
-    var fired: [FiredOccurrence] = []
-    while true {
-        let claim = try await store.claimDue(until: now, firedAt: now, limit: limit) { due in
-            due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: now, lateAfter: 1)
-        }
-        fired += claim.fired
-        if !claim.more { return fired }
-    }
-}
+private let fixtures = StoreFixtures(app: app, start: start)
 
 @Suite("Store contract")
 struct StoreContractTests {
@@ -126,7 +109,7 @@ struct StoreContractTests {
                     for index in 0..<200 {
                         group.addTask {
                             do {
-                                _ = try await store.schedule(oneShot("n\(index)", at: 60 + Double(index)), now: start)
+                                _ = try await store.schedule(fixtures.oneShot("n\(index)", at: 60 + Double(index)), now: start)
                                 return false
                             } catch let error as HeraldError where error.reason == "notificationLimitReached" {
                                 return true
@@ -150,7 +133,7 @@ struct StoreContractTests {
             for round in 1...20 {
                 let subject = try await prepare(host)
                 let store = subject.store
-                for index in 0..<100 { _ = try await store.schedule(oneShot("n\(index)", at: 10), now: start) }
+                for index in 0..<100 { _ = try await store.schedule(fixtures.oneShot("n\(index)", at: 10), now: start) }
                 async let cancelled: Set<String> = withThrowingTaskGroup(of: String?.self) { group in
                     for index in 0..<100 {
                         group.addTask { try await store.cancel(appID: app, deviceID: "d0", id: "n\(index)") ? "n\(index)" : nil }
@@ -159,7 +142,7 @@ struct StoreContractTests {
                     for try await id in group { if let id { ids.insert(id) } }
                     return ids
                 }
-                async let fired = claimAll(store, at: 10, limit: 7)
+                async let fired = fixtures.claimAll(store, at: 10, limit: 7)
                 let cancelledIDs = try await cancelled
                 let firedIDs = try await fired.map(\.occurrence.notificationID)
                 #expect(Set(firedIDs).isDisjoint(with: cancelledIDs), "round \(round): fired after a successful cancel")
@@ -177,11 +160,11 @@ struct StoreContractTests {
                 let subject = try await prepare(host, devices: 4)
                 let store = subject.store
                 for index in 0..<400 {
-                    _ = try await store.schedule(oneShot("n\(index)", device: "d\(index % 4)", at: 10 + Double(index % 5) * 0.001),
+                    _ = try await store.schedule(fixtures.oneShot("n\(index)", device: "d\(index % 4)", at: 10 + Double(index % 5) * 0.001),
                                                  now: start)
                 }
-                async let first = claimAll(store, at: 10.01, limit: 13)
-                async let second = claimAll(store, at: 10.01, limit: 17)
+                async let first = fixtures.claimAll(store, at: 10.01, limit: 13)
+                async let second = fixtures.claimAll(store, at: 10.01, limit: 17)
                 let all = try await first + second
                 let ids = all.map { "\($0.occurrence.deviceID)/\($0.occurrence.id)" }
                 #expect(ids.count == 400, "round \(round): \(ids.count) fired")
@@ -197,8 +180,8 @@ struct StoreContractTests {
     func crashBetweenCommitAndDelivery(backend: StoreBackend) async throws {
         try await backend.with { host in
             let subject = try await prepare(host)
-            for index in 0..<50 { _ = try await subject.store.schedule(oneShot("n\(index)", at: 10), now: start) }
-            let fired = try await claimAll(subject.store, at: 10)
+            for index in 0..<50 { _ = try await subject.store.schedule(fixtures.oneShot("n\(index)", at: 10), now: start) }
+            let fired = try await fixtures.claimAll(subject.store, at: 10)
             #expect(fired.count == 50)
             try await subject.restart()
             #expect(try await subject.store.notifications(appID: app, deviceID: "d0").isEmpty, "one-shots are gone once fired")
@@ -218,8 +201,8 @@ struct StoreContractTests {
     func inboxHoldsEachFiringOnce(backend: StoreBackend) async throws {
         try await backend.with { host in
             let subject = try await prepare(host)
-            _ = try await subject.store.schedule(oneShot("n", at: 10), now: start)
-            let fired = try #require(try await claimAll(subject.store, at: 10).first)
+            _ = try await subject.store.schedule(fixtures.oneShot("n", at: 10), now: start)
+            let fired = try #require(try await fixtures.claimAll(subject.store, at: 10).first)
             let item = InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: try fired.content(), firedAt: fired.firedAt)
             for _ in 0..<3 { try await subject.store.holdInInbox([item]) }
             let woken = try await subject.store.setState(appID: app, deviceID: "d0", state: .background, drain: true,
