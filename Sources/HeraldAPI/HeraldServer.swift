@@ -20,6 +20,8 @@ public struct HeraldServer: Sendable {
     public let store: any HeraldStore
     /// Leases, takeovers and word between nodes; nil on SQLite.
     public let coordinator: NodeCoordinator?
+    /// Live messages other nodes relay to the streams held here; nil on SQLite.
+    public let relay: LiveRelay?
     public let engine: SchedulerEngine
     public let gateway: PushGateway
     /// Devices connected to their live event stream.
@@ -50,6 +52,7 @@ public struct HeraldServer: Sendable {
         self.logger = logger
         let store: any HeraldStore
         var nodeStore: (any NodeStore)?
+        var directory: (any StreamDirectory)?
         if let url = configuration.storageURL {
             let location = try PostgresLocation(url: url, passwordFile: configuration.storagePasswordFile,
                                                 environment: ProcessInfo.processInfo.environment)
@@ -61,6 +64,7 @@ public struct HeraldServer: Sendable {
                                                           "node": "\(shared.nodeID)"])
             store = shared
             nodeStore = shared
+            directory = shared
         } else {
             store = try SQLiteStore(directory: configuration.dataDirectory, synchronous: configuration.synchronous)
         }
@@ -73,8 +77,9 @@ public struct HeraldServer: Sendable {
                                      credentialsDirectory: configuration.pushCredentialsDirectory,
                                      allowedEnvironments: configuration.pushAllowedEnvironments)),
             logger: logger)
-        let streams = LiveStreams()
+        let streams = LiveStreams(directory: directory, logger: logger)
         self.streams = streams
+        relay = directory.map { LiveRelay(directory: $0, streams: streams, logger: logger) }
         let pushChannel = PushDeliveryChannel(gateway: gateway, store: store,
                                               reportsSuccess: configuration.feedbackEvents.contains("delivery.succeeded"))
         let channel = channel ?? DeviceRouter(streams: streams, push: pushChannel,
@@ -162,7 +167,7 @@ public struct HeraldServer: Sendable {
             // Stopped in reverse order: the HTTP server first, then the timer, then the dispatcher,
             // which finishes what is in flight and stores every outcome, and last the coordinator,
             // which renews this node's leases until then.
-            services: (coordinator.map { [$0 as any Service] } ?? [])
+            services: (coordinator.map { [$0 as any Service] } ?? []) + (relay.map { [$0 as any Service] } ?? [])
                 + [engine.dispatcher as any Service, engine, pruner] + (feedback.map { [$0] } ?? []),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)

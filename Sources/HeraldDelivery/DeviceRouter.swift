@@ -59,15 +59,19 @@ public struct DeviceRouter: DeliveryChannel {
             // Stored first, then streamed with its sequence id: it stays until the client
             // acknowledges it, so a stream that drops mid-write loses nothing.
             let sequences = (try? await store.holdInInbox(liveItems)) ?? Array(repeating: nil, count: live.count)
+            var stored: [(index: Int, item: InboxItem)] = []
             for ((index, item), sequence) in zip(zip(live, liveItems), sequences) {
-                let device = batch[index].device
                 guard let sequence else {
                     outcomes[index] = DeliveryOutcome(.inbox, .failed("failed"))
                     continue
                 }
-                var stored = item
-                stored.sequence = sequence
-                let streamed = await streams.send(.notification(stored), appID: device.appID, deviceID: device.id)
+                var item = item
+                item.sequence = sequence
+                stored.append((index, item))
+            }
+            // To the stream here, or word to the node holding it; the inbox keeps it regardless.
+            let streamed = await streams.deliver(stored.map(\.item))
+            for ((index, _), streamed) in zip(stored, streamed) {
                 outcomes[index] = streamed ? DeliveryOutcome(.stream, .delivered) : DeliveryOutcome(.inbox, .held)
             }
         }

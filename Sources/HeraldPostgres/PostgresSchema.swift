@@ -217,6 +217,20 @@ enum PostgresSchema {
             "DROP INDEX delivery_pending",
             "ALTER TABLE delivery DROP COLUMN lease_until",
         ]),
+        Migration(identifier: "v3: live streams and the node holding each", statements: [
+            // A device's stream may be on any node: a live message produced elsewhere finds it here.
+            """
+            CREATE TABLE live_stream (
+                id text PRIMARY KEY,
+                app_id text NOT NULL,
+                device_id text NOT NULL,
+                node_id text NOT NULL,
+                opened_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX live_stream_by_device ON live_stream (app_id, device_id)",
+            "CREATE INDEX live_stream_by_node ON live_stream (node_id)",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, holding the advisory lock on one connection.

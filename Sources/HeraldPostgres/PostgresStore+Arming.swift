@@ -48,12 +48,20 @@ extension PostgresStore {
     /// with each batch until cancelled or the connection fails (the caller reconnects; the sweep
     /// covers what was sent meanwhile).
     public func listenForArming(_ armed: @escaping @Sendable ([Int64]) async -> Void) async throws {
+        try await listen(on: Self.armingChannel) { [nodeID] payload in
+            guard let (node, instants) = Self.parseArming(payload), node != nodeID else { return }
+            await armed(instants)
+        }
+    }
+
+    /// Calls `received` with each payload sent on `channel`, in commit order, on a connection of
+    /// its own (LISTEN holds it), until cancelled or the connection fails.
+    func listen(on channel: String, _ received: @Sendable (String) async -> Void) async throws {
         let connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 1,
                                                               logger: logger)
         do {
-            for try await notification in try await connection.listen(Self.armingChannel) {
-                guard let (node, instants) = Self.parseArming(notification.payload), node != nodeID else { continue }
-                await armed(instants)
+            for try await notification in try await connection.listen(channel) {
+                await received(notification.payload)
             }
             try? await connection.close()
         } catch {

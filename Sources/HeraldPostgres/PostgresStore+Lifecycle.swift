@@ -177,11 +177,15 @@ extension PostgresStore {
         return Acknowledgement(inboxItems: inboxItems, backlog: acknowledged)
     }
 
-    /// The inbox as it stands: items stay until acknowledged, with their sequence ids.
-    func unacknowledgedInbox(_ connection: PostgresConnection, appID: String, deviceID: String) async throws -> [InboxItem] {
+    /// The inbox as it stands (or only its items among `sequences`): items stay until
+    /// acknowledged, with their sequence ids.
+    func unacknowledgedInbox(_ connection: PostgresConnection, appID: String, deviceID: String,
+                             among sequences: [Int64]? = nil) async throws -> [InboxItem] {
         try await connection.rows("""
             SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, key FROM device_inbox
-            WHERE app_id = \(appID) AND device_id = \(deviceID) ORDER BY key
+            WHERE app_id = \(appID) AND device_id = \(deviceID)
+                AND (\(sequences == nil) OR key = ANY(\(sequences ?? [])::bigint[]))
+            ORDER BY key
             """, logger: logger).map { row in
             let occurrenceID = try row.value(0, as: String.self)
             let occurrence = Occurrence(appID: appID, deviceID: deviceID, notificationID: try row.value(1),

@@ -62,6 +62,7 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
         do {
             _ = try await PostgresSchema.migrate(store.client, logger: logger)
             try await store.heartbeat(startedNow: true)
+            try await store.forgetOwnStreams()
             return store
         } catch {
             await store.close()

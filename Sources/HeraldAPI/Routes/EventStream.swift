@@ -21,7 +21,7 @@ struct EventStream {
     func open(app: App, device: Device, foreground: Bool, acknowledging lastEventID: Int64?, logger: Logger) async throws -> Response {
         let catalog = try EventCatalog(customKinds: app.customKinds)
         // Subscribe before waking, so nothing that happens after the wake is missed.
-        let (id, messages) = await streams.subscribe(appID: app.id, deviceID: device.id)
+        let (id, messages) = try await streams.subscribe(appID: app.id, deviceID: device.id)
         let state: LifecycleState = foreground ? .active : (device.state.isAwake ? device.state : .background)
         let wake: WakeResult
         do {

@@ -82,10 +82,18 @@ struct LifecycleRoutes {
                 }
             }
             let connected = await streams.isConnected(appID: app.id, deviceID: device.id)
-            let ingestion = try await store.ingestEvents(appID: app.id, deviceID: device.id, events: validated,
+            var ingestion = try await store.ingestEvents(appID: app.id, deviceID: device.id, events: validated,
                                                          catalog: catalog, connected: connected)
-            for event in ingestion.live {
-                await streams.send(.event(event), appID: app.id, deviceID: device.id)
+            // Live to the stream, here or on the node holding it; what reached none (the stream
+            // closed meanwhile) is queued as if the device had been asleep.
+            let missed = await streams.deliver(events: ingestion.live, appID: app.id, deviceID: device.id)
+            if !missed.isEmpty {
+                let queued = try await store.ingestEvents(appID: app.id, deviceID: device.id, events: missed,
+                                                          catalog: catalog, connected: false)
+                ingestion.live.removeAll { missed.contains($0) }
+                ingestion.queued += queued.queued
+                ingestion.backlog = queued.backlog
+                ingestion.device = queued.device
             }
             try await applyDeviceFacts(validated, to: ingestion.device)
             if ingestion.queued > 0, ingestion.backlog > 0 {
