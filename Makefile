@@ -1,7 +1,7 @@
 # Herald: `make run` starts the server on embedded defaults; `make test` runs every test.
 SWIFT ?= swift
 
-.PHONY: deps build run run-release test bench bench-smoke clean
+.PHONY: deps build run run-release test bench bench-cluster bench-smoke clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -30,6 +30,10 @@ test: deps
 # Release-mode benchmarks; prints one table.
 bench: deps
 	bash Benchmarks/run.sh
+
+# Several nodes: 1, 2 and 3 herald serve nodes on one PostgreSQL beside one on SQLite (release).
+bench-cluster: deps
+	bash Benchmarks/run.sh --cluster
 
 # The same benchmark code paths on tiny sizes in debug mode (CI runs this).
 bench-smoke: deps

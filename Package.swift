@@ -90,7 +90,9 @@ let package = Package(
         // `make bench`: scheduler and storage benchmarks, run in release mode.
         .executableTarget(name: "herald-bench", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldCrypto",
-            "HeraldHTTP2", "HeraldDelivery",
+            "HeraldHTTP2", "HeraldDelivery", "HeraldPostgres",
+            // A real PostgreSQL for the cluster benchmark, started as the tests start theirs.
+            "HeraldTestSupport",
         ], path: "Benchmarks/HeraldBenchmarks"),
         // Helpers shared by the test suites (they run in one process): certificate lookup, polling,
         // free ports, child processes, an SSE client, device tokens, a real PostgreSQL server.

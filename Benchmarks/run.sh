@@ -6,6 +6,7 @@
 #
 #   bash Benchmarks/run.sh           full sizes, release build in .build-release
 #   bash Benchmarks/run.sh --smoke   tiny sizes, debug build in .build (for CI)
+#   bash Benchmarks/run.sh --cluster only the several-node benchmark (make bench-cluster), release
 #
 # Progress goes to stderr; the table goes to stdout. Every speed is shown next to a reference
 # measured on the same machine in the same run, with the ratio measured ÷ reference.
@@ -15,10 +16,12 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 SMOKE=0
+CLUSTER_ONLY=0
 case "${1:-}" in
   --smoke) SMOKE=1 ;;
+  --cluster) CLUSTER_ONLY=1 ;;
   "") ;;
-  *) echo "usage: bash Benchmarks/run.sh [--smoke]" >&2; exit 2 ;;
+  *) echo "usage: bash Benchmarks/run.sh [--smoke|--cluster]" >&2; exit 2 ;;
 esac
 
 if [[ $SMOKE == 1 ]]; then
@@ -31,6 +34,7 @@ if [[ $SMOKE == 1 ]]; then
   COALESCE_HTTP_SIZES=(--event-devices 100 --events 4000 --wakes 50 --http-seconds 1)
   HTTP_SECONDS=1
   HTTP_DEVICES=200
+  CLUSTER_SIZES=(--rate 100 --seconds 1 --burst 500)
   MODE_LABEL="smoke, debug build"
 else
   BUILD=(swift build -c release --scratch-path .build-release)
@@ -42,6 +46,7 @@ else
   COALESCE_HTTP_SIZES=(--event-devices 10000 --events 1000000 --wakes 2000 --http-seconds 10)
   HTTP_SECONDS=10
   HTTP_DEVICES=4000
+  CLUSTER_SIZES=(--rate 1000 --seconds 10 --burst 20000)
   MODE_LABEL="release build"
 fi
 WRK_THREADS=2
@@ -80,6 +85,24 @@ fi
 
 ROWS=$WORK/rows.tsv
 : >"$ROWS"
+
+# ---- several nodes on PostgreSQL (real herald serve processes) ------------------------------
+# herald-bench starts a throwaway PostgreSQL, loads each setup's schedule, starts the nodes, and
+# reads the fire log: 1, 2 and 3 nodes on PostgreSQL beside one node on SQLite.
+cluster_benchmark() {
+  [[ $HERALD_BUILT == 1 ]] || { say "the cluster benchmark needs the herald binary"; return 1; }
+  say "running herald-bench cluster ${CLUSTER_SIZES[*]}"
+  "$BIN/herald-bench" cluster "${CLUSTER_SIZES[@]}" --herald "$BIN/herald" --scratch "$WORK" \
+    | { grep '^ROW' || true; } >>"$ROWS"
+}
+
+if [[ $CLUSTER_ONLY == 1 ]]; then
+  cluster_benchmark
+  echo "Herald cluster benchmark — $MODE_LABEL, $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ); ratio = measured ÷ reference"
+  echo
+  "$BIN/herald-bench" table --rows "$ROWS"
+  exit 0
+fi
 
 # ---- in-process benchmarks -----------------------------------------------------------------
 say "running herald-bench ${BENCH_SIZES[*]}"
@@ -217,6 +240,9 @@ say "running herald-bench coalesce-http ${COALESCE_HTTP_SIZES[*]}"
   --data-dir "$SERVER_DATA" --server-label "$SERVER_KIND" --events-script "$ROOT/Benchmarks/wrk/events.lua" \
   --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
 stop_server
+
+# The full-size cluster run is `make bench-cluster`; the smoke run checks its code path here.
+[[ $SMOKE == 1 ]] && cluster_benchmark
 
 # ---- the table -----------------------------------------------------------------------------
 echo "Herald benchmarks — $MODE_LABEL, $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ); ratio = measured ÷ reference"

@@ -13,7 +13,7 @@ enum Fixtures {
     static func deviceID(_ index: Int) -> String { "dev-\(index)" }
 
     /// Registers the app and its devices through the store, as the API would.
-    static func register(_ store: SQLiteStore, devices: Int) async throws {
+    static func register(_ store: any DeviceStore, devices: Int) async throws {
         _ = try await store.saveApp(App(id: appID))
         let now = Date()
         for index in 0..<devices {
@@ -25,6 +25,12 @@ enum Fixtures {
     /// fires at `fireAt(i)` (milliseconds since the epoch).
     static func insert(_ store: SQLiteStore, count: Int, devices: Int,
                        fireAt: (Int) -> Int64) async throws {
+        try await insert(count: count, devices: devices, fireAt: fireAt, with: store.bulkInsert)
+    }
+
+    /// The same, through any backend's bulk insert.
+    static func insert(count: Int, devices: Int, fireAt: (Int) -> Int64,
+                       with bulkInsert: ([LocalNotification]) async throws -> Void) async throws {
         let perDevice = (count + devices - 1) / devices
         guard perDevice <= NotificationLimit.maximumPending else {
             throw OptionsError("\(count) notifications over \(devices) devices is more than \(NotificationLimit.maximumPending) per device")
@@ -43,7 +49,7 @@ enum Fixtures {
                     repeatRule: index % 2 == 0 ? nil : RepeatRule(unit: .day),
                     content: content, nextIndex: 0, nextFireDate: date))
             }
-            try await store.bulkInsert(chunk)
+            try await bulkInsert(chunk)
             start = end
         }
     }

@@ -34,6 +34,8 @@ struct Options: Sendable {
     /// For `push-probe`: the sandbox's port and the connections to open.
     var port = 0
     var connections = 1
+    /// `cluster`: the PostgreSQL node counts to run, beside one node on SQLite.
+    var clusterNodes = [1, 2, 3]
     /// Each push's time limit in seconds, as `PushGateway.Configuration.timeout` (default 30 s).
     var pushTimeout = 30
 
@@ -56,6 +58,8 @@ struct Options: Sendable {
                herald-bench push [--pushes N] [--streams N] [--push-connections 1,4] [--push-timeout S]
                                  [--herald BIN] [--certs DIR] [--scratch DIR]
                herald-bench slow-peer [--certs DIR] [--scratch DIR]
+               herald-bench cluster --herald BIN [--cluster-nodes 1,2,3] [--rate N] [--seconds N] [--burst N]
+                                    [--scratch DIR]
                herald-bench delivery-load [--rate N] [--seconds N] [--certs DIR] [--scratch DIR]
                herald-bench coalesce [--events N] [--event-devices N] [--store-events N] [--rounds N]
                                      [--scratch DIR]
@@ -96,6 +100,8 @@ struct Options: Sendable {
             case "--streams": streams = try Self.positive(value, flag)
             case "--push-connections":
                 pushConnections = try value.split(separator: ",").map { try Self.positive(String($0), flag) }
+            case "--cluster-nodes":
+                clusterNodes = try value.split(separator: ",").map { try Self.positive(String($0), flag) }
             case "--herald": herald = value
             case "--certs": certificates = value
             case "--port": port = try Self.positive(value, flag)

@@ -24,6 +24,8 @@ do {
         try await ArmingProbe.main(options)
     case "slow-peer":
         for row in try await SlowPeerBenchmark.run(options) { row.emit() }
+    case "cluster":
+        for row in try await ClusterBenchmark.run(options) { row.emit() }
     case "delivery-load":
         for row in try await DeliveryLoadBenchmark.run(options) { row.emit() }
     case "push":

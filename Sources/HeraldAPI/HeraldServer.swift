@@ -46,6 +46,14 @@ public struct HeraldServer: Sendable {
         if configuration.adminKeys.isEmpty, configuration.appKeys.isEmpty, !configuration.listensOnLoopbackOnly {
             throw ConfigurationError(key: "listen", message: "refusing to listen on \(configuration.listenHost) without API keys; configure auth.adminKeys (or auth.keysFile), or listen on 127.0.0.1")
         }
+        var logger = logger
+        if configuration.storageURL != nil {
+            // One of several nodes: every log line and the metrics say which.
+            logger[metadataKey: "node"] = "\(configuration.resolvedNodeID)"
+            registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "herald", metricName: "node", unitName: "info",
+                                                                helpText: "1 for this node; its label names it"),
+                               labels: [("node", configuration.resolvedNodeID)]).set(Int64(1))
+        }
         self.configuration = configuration
         self.clock = clock
         self.registry = registry

@@ -60,8 +60,8 @@ extension PostgresStore {
         let connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 1,
                                                               logger: logger)
         do {
-            for try await notification in try await connection.listen(channel) {
-                await received(notification.payload)
+            try await connection.listen(on: channel) { notifications in
+                for try await notification in notifications { await received(notification.payload) }
             }
             try? await connection.close()
         } catch {

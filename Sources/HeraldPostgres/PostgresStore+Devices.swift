@@ -295,3 +295,38 @@ extension PostgresStore {
         }
     }
 }
+
+// MARK: Bulk loading (benchmarks and imports)
+
+extension PostgresStore {
+    /// Inserts many notifications in one transaction without the per-device limit check; the
+    /// caller guarantees the limit. Used to prepare large data sets quickly, as
+    /// `SQLiteStore.bulkInsert` is. Other nodes learn of them at their next start or sweep.
+    public func bulkInsert(_ notifications: [LocalNotification]) async throws {
+        guard !notifications.isEmpty else { return }
+        let binds = notifications.map(ScheduleBinds.init)
+        // Arrays cannot hold NULLs here: "" and -1 stand for none.
+        let contents = try notifications.map { try Self.json($0.content) }
+        let columns: (apps: [String], devices: [String], ids: [String], fireDates: [String], zones: [String],
+                      units: [String], every: [Int64], counts: [Int64], untilTexts: [String], untilAts: [Int64],
+                      indexes: [Int64], fireAts: [Int64]) = (
+            notifications.map(\.appID), notifications.map(\.deviceID), notifications.map(\.id), binds.map(\.fireDate),
+            binds.map { $0.timeZone ?? "" }, binds.map { $0.unit ?? "" }, binds.map { Int64($0.every ?? -1) },
+            binds.map { Int64($0.count ?? -1) }, binds.map { $0.untilText ?? "" }, binds.map { $0.untilAt ?? -1 },
+            notifications.map { Int64($0.nextIndex) }, notifications.map(\.nextFireDate.millisecondsSince1970))
+        let now = Date().millisecondsSince1970
+        try await transaction { connection in
+            try await connection.run("""
+                INSERT INTO notification (app_id, device_id, id, fire_date, time_zone, repeat_unit, repeat_every,
+                    repeat_count, repeat_until, repeat_until_at, content, next_index, next_fire_at, revision, created_at)
+                SELECT a, d, i, f, nullif(z, ''), nullif(u, ''), nullif(e, -1), nullif(c, -1), nullif(t, ''),
+                    nullif(ta, -1), x, n, nf, 1, \(now)
+                FROM unnest(\(columns.apps)::text[], \(columns.devices)::text[], \(columns.ids)::text[],
+                    \(columns.fireDates)::text[], \(columns.zones)::text[], \(columns.units)::text[],
+                    \(columns.every)::bigint[], \(columns.counts)::bigint[], \(columns.untilTexts)::text[],
+                    \(columns.untilAts)::bigint[], \(contents)::text[], \(columns.indexes)::bigint[],
+                    \(columns.fireAts)::bigint[]) AS r(a, d, i, f, z, u, e, c, t, ta, x, n, nf)
+                """, logger: logger)
+        }
+    }
+}

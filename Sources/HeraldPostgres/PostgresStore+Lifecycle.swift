@@ -21,7 +21,7 @@ extension PostgresStore {
             var backlog = try await self.backlog(connection, appID: appID, deviceID: deviceID)
             let sequence = try await connection.row("SELECT nextval('hand_over_sequence')", logger: logger)!
                 .value(0, as: Int64.self)
-            let handed = try backlog.handOver(catalog: catalog, sequence: sequence)
+            let handed = backlog.handOver(catalog: catalog, sequence: sequence)
             try await self.saveBacklog(connection, backlog, appID: appID, deviceID: deviceID)
             let inbox = try await self.unacknowledgedInbox(connection, appID: appID, deviceID: deviceID)
             return WakeResult(device: device, woke: true, notifications: handed.batch, backlogSequence: handed.sequence,
