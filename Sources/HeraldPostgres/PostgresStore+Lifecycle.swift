@@ -58,41 +58,62 @@ extension PostgresStore {
         }
     }
 
+    /// Stores a batch of inbox items in four statements, however many there are: which devices
+    /// still exist (locked against deletion until commit), their sequence ids, one insert, and
+    /// the ids of items held before.
     public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
         guard !items.isEmpty else { return [] }
-        let rows = try items.map { ($0, try Self.json($0.content)) }
+        let contents = try items.map { try Self.json($0.content) }
         return try await transaction { connection in
-            var devices: [String: Bool] = [:]
-            var sequences: [Int64?] = []
-            for (item, content) in rows {
-                let occurrence = item.occurrence
-                // A device deleted meanwhile has nobody to hold anything for.
-                let deviceKey = occurrence.appID + "\u{0}" + occurrence.deviceID
-                if devices[deviceKey] == nil {
-                    devices[deviceKey] = try await connection.row("""
-                        SELECT 1 FROM device WHERE app_id = \(occurrence.appID) AND id = \(occurrence.deviceID) FOR KEY SHARE
-                        """, logger: logger) != nil
+            // A device deleted meanwhile has nobody to hold anything for.
+            var present: Set<[String]> = []
+            for row in try await connection.rows("""
+                SELECT app_id, id FROM device WHERE (app_id, id) IN (
+                    SELECT * FROM unnest(\(items.map(\.occurrence.appID))::text[], \(items.map(\.occurrence.deviceID))::text[]))
+                FOR KEY SHARE
+                """, logger: logger) {
+                present.insert([try row.value(0, as: String.self), try row.value(1, as: String.self)])
+            }
+            let held = items.indices.filter { present.contains([items[$0].occurrence.appID, items[$0].occurrence.deviceID]) }
+            var sequences = [Int64?](repeating: nil, count: items.count)
+            guard !held.isEmpty else { return sequences }
+            // The ids first, in the batch's order, so each item's id is known without matching rows.
+            let keys = try await connection.rows("""
+                SELECT nextval('hand_over_sequence') FROM generate_series(1, \(held.count))
+                """, logger: logger).map { try $0.value(0, as: Int64.self) }
+            let batch = held.map { items[$0] }
+            // Arrays cannot hold NULLs here: -1 stands for an item with no firing (presented now).
+            let inserted = Set(try await connection.rows("""
+                INSERT INTO device_inbox (key, app_id, device_id, occurrence_id, notification_id, scheduled_for, fired_at,
+                    late, missed, content, delivery_key)
+                SELECT k, a, d, o, n, s, f, l, m, c, nullif(x, -1)
+                FROM unnest(\(keys)::bigint[], \(batch.map(\.occurrence.appID))::text[], \(batch.map(\.occurrence.deviceID))::text[],
+                    \(batch.map(\.occurrence.id))::text[], \(batch.map(\.occurrence.notificationID))::text[],
+                    \(batch.map(\.occurrence.scheduledFor.millisecondsSince1970))::bigint[],
+                    \(batch.map(\.firedAt.millisecondsSince1970))::bigint[], \(batch.map(\.occurrence.late))::boolean[],
+                    \(batch.map { Int64($0.occurrence.missed) })::bigint[], \(held.map { contents[$0] })::text[],
+                    \(batch.map { $0.logID ?? -1 })::bigint[]) AS u(k, a, d, o, n, s, f, l, m, c, x)
+                ON CONFLICT DO NOTHING
+                RETURNING key
+                """, logger: logger).map { try $0.value(0, as: Int64.self) })
+            var again: [Int64] = []
+            for (index, key) in zip(held, keys) {
+                if inserted.contains(key) {
+                    sequences[index] = key
+                } else if let logID = items[index].logID {
+                    again.append(logID)
                 }
-                guard devices[deviceKey] == true else {
-                    sequences.append(nil)
-                    continue
-                }
-                let inserted = try await connection.row("""
-                    INSERT INTO device_inbox (app_id, device_id, occurrence_id, notification_id, scheduled_for, fired_at,
-                        late, missed, content, delivery_key)
-                    VALUES (\(occurrence.appID), \(occurrence.deviceID), \(occurrence.id), \(occurrence.notificationID),
-                        \(occurrence.scheduledFor.millisecondsSince1970), \(item.firedAt.millisecondsSince1970),
-                        \(occurrence.late), \(occurrence.missed), \(content), \(item.logID))
-                    ON CONFLICT DO NOTHING
-                    RETURNING key
-                    """, logger: logger)
-                if let inserted {
-                    sequences.append(try inserted.value(0, as: Int64.self))
-                } else {
-                    // Held before (a firing handed over again): the same item, the same id.
-                    sequences.append(try await connection.row("SELECT key FROM device_inbox WHERE delivery_key = \(item.logID)",
-                                                              logger: logger)?.value(0, as: Int64.self))
-                }
+            }
+            guard !again.isEmpty else { return sequences }
+            // Held before (a firing handed over again): the same item, the same id.
+            var existing: [Int64: Int64] = [:]
+            for row in try await connection.rows("""
+                SELECT delivery_key, key FROM device_inbox WHERE delivery_key = ANY(\(again)::bigint[])
+                """, logger: logger) {
+                existing[try row.value(0, as: Int64.self)] = try row.value(1, as: Int64.self)
+            }
+            for index in held where sequences[index] == nil {
+                sequences[index] = items[index].logID.flatMap { existing[$0] }
             }
             return sequences
         }

@@ -5,8 +5,9 @@ import Logging
 import ServiceLifecycle
 
 /// One node's part in a cluster sharing a PostgreSQL store (docs/several-nodes.md):
-/// - arms the instants other nodes armed, heard by `LISTEN`, so every node wakes on time
-///   without polling;
+/// - keeps this node's share of the schedule (``ScheduleShare``) as nodes join and die, and
+///   arms the instants other nodes armed in it, heard by `LISTEN`, so each node wakes on time
+///   for its share without polling;
 /// - renews its leases every third of a lease, and takes over firings whose node stopped
 ///   renewing (it died), handing them to its dispatcher;
 /// - sweeps every `sweep` for the soonest pending instant, covering word lost while the
@@ -61,6 +62,10 @@ public struct NodeCoordinator: Service {
             do {
                 let now = Date()
                 try await store.renewLeases(now: now)
+                // A node joined or died: this node's share changed, and its timer takes the new one.
+                if try await store.refreshShare(now: now) {
+                    await engine.arm(try await store.timerEntries())
+                }
                 let (fired, orphaned) = try await store.takeOverExpiredFirings(now: now)
                 if !fired.isEmpty || !orphaned.isEmpty {
                     logger.warning("took over firings from a node whose lease ran out",
