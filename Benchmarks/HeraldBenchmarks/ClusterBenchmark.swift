@@ -93,6 +93,7 @@ enum ClusterBenchmark {
                                                      nodeID: "bench-loader")
             try await Fixtures.register(store, devices: devices)
             try await Fixtures.insert(count: total, devices: devices, fireAt: fireAt, with: store.bulkInsert)
+            try await store.leave()
             await store.close()
         } else {
             _ = try await Fixtures.prepare(in: directory, count: total, devices: devices, fireAt: fireAt)

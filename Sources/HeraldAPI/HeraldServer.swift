@@ -125,8 +125,6 @@ public struct HeraldServer: Sendable {
         self.engine = engine
         let sweep = Duration.milliseconds(configuration.nodeSweepMilliseconds)
         coordinator = nodeStore.map { NodeCoordinator(store: $0, engine: engine, sweep: sweep, logger: logger) }
-        // Among several nodes, the timer is loaded with this node's share only.
-        _ = try await nodeStore?.refreshShare(now: Date())
         try await engine.load()
     }
 

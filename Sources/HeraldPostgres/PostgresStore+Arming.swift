@@ -12,21 +12,21 @@ extension PostgresStore {
     /// NOTIFY payloads must stay under 8000 bytes.
     static let maximumPayload = 7_000
 
-    /// Sends `entries` to the other nodes, inside the caller's transaction.
+    /// Sends the instants of `entries` to the other nodes, inside the caller's transaction.
     func announce(_ entries: [TimerEntry], on connection: PostgresConnection) async throws {
         guard !entries.isEmpty else { return }
-        for payload in Self.armingPayloads(node: nodeID, entries: entries) {
+        // The instant is all a node needs: its claim reads what is due from the table.
+        for payload in Self.armingPayloads(node: nodeID, instants: Set(entries.map(\.fireAt)).sorted()) {
             try await connection.run("SELECT pg_notify(\(Self.armingChannel), \(payload))", logger: logger)
         }
     }
 
-    /// `node\ninstant:key,instant:key,...`, split so each payload fits. The key says whose share
-    /// the entry is in; the instant is all a node needs to wake, its claim reads the rest.
-    static func armingPayloads(node: String, entries: [TimerEntry]) -> [String] {
+    /// `node\ninstant,instant,...`, split so each payload fits.
+    static func armingPayloads(node: String, instants: [Int64]) -> [String] {
         var payloads: [String] = []
         var current = ""
-        for entry in entries {
-            let text = "\(entry.fireAt):\(entry.key)"
+        for instant in instants {
+            let text = String(instant)
             if !current.isEmpty, current.utf8.count + text.utf8.count + node.utf8.count >= maximumPayload {
                 payloads.append(node + "\n" + current)
                 current = ""
@@ -37,26 +37,20 @@ extension PostgresStore {
         return payloads
     }
 
-    /// The sender and the entries of one payload; nil for a payload that is not Herald's.
-    static func parseArming(_ payload: String) -> (node: String, entries: [TimerEntry])? {
+    /// The sender and the instants of one payload; nil for a payload that is not Herald's.
+    static func parseArming(_ payload: String) -> (node: String, instants: [Int64])? {
         guard let newline = payload.firstIndex(of: "\n") else { return nil }
-        let entries = payload[payload.index(after: newline)...].split(separator: ",").compactMap { item -> TimerEntry? in
-            let parts = item.split(separator: ":")
-            guard parts.count == 2, let fireAt = Int64(parts[0]), let key = Int64(parts[1]) else { return nil }
-            return TimerEntry(fireAt: fireAt, key: key)
-        }
-        return (String(payload[..<newline]), entries)
+        let instants = payload[payload.index(after: newline)...].split(separator: ",").compactMap { Int64($0) }
+        return (String(payload[..<newline]), instants)
     }
 
-    /// Listens, on a connection of its own, for entries other nodes armed, and calls `armed`
-    /// with the instants of those in this node's share, until cancelled or the connection fails
-    /// (the caller reconnects; the sweep covers what was sent meanwhile).
+    /// Listens, on a connection of its own, for instants other nodes armed, and calls `armed`
+    /// with each batch until cancelled or the connection fails (the caller reconnects; the sweep
+    /// covers what was sent meanwhile).
     public func listenForArming(_ armed: @escaping @Sendable ([Int64]) async -> Void) async throws {
         try await listen(on: Self.armingChannel) { [nodeID] payload in
-            guard let (node, entries) = Self.parseArming(payload), node != nodeID else { return }
-            let share = self.share
-            let instants = entries.filter { share?.contains($0.key) ?? true }.map(\.fireAt)
-            if !instants.isEmpty { await armed(instants) }
+            guard let (node, instants) = Self.parseArming(payload), node != nodeID else { return }
+            await armed(instants)
         }
     }
 

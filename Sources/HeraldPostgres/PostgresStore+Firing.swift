@@ -7,14 +7,11 @@ import PostgresNIO
 /// claiming at the same instant take disjoint rows; each firing leased to the node that claimed
 /// it until its outcome is stored, and every outcome write fenced by that lease.
 extension PostgresStore {
-    /// Every pending notification's timer entry in this node's share (all of them without one).
     public func timerEntries() async throws -> [TimerEntry] {
-        let share = self.share ?? ScheduleShare(index: 0, count: 1)
-        return try await read { connection in
+        try await read { connection in
             var entries: [TimerEntry] = []
-            for try await (fireAt, key) in try await connection.query("""
-                SELECT next_fire_at, key FROM notification WHERE key % \(Int64(share.count)) = \(Int64(share.index))
-                """, logger: logger).decode((Int64, Int64).self) {
+            for try await (fireAt, key) in try await connection.query("SELECT next_fire_at, key FROM notification",
+                                                                      logger: logger).decode((Int64, Int64).self) {
                 entries.append(TimerEntry(fireAt: fireAt, key: key))
             }
             return entries
@@ -25,9 +22,6 @@ extension PostgresStore {
                          decide: @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
         let firedAtMilliseconds = firedAt.millisecondsSince1970
-        // This node's share, and any other node's notification overdue by the grace period.
-        let share = self.share ?? ScheduleShare(index: 0, count: 1)
-        let overdue = firedAtMilliseconds - Self.shareGraceMilliseconds
         return try await transaction { connection in
             // Rows another node is claiming right now are skipped, not waited for: that node
             // fires them. A cancel committed before this read is seen; one waiting on these row
@@ -35,9 +29,7 @@ extension PostgresStore {
             let rows = try await connection.rows("""
                 SELECT \(unescaped: Self.notificationColumns), n.key, n.generation, \(unescaped: Self.deviceColumns)
                 FROM notification n JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id
-                WHERE n.next_fire_at <= \(untilMilliseconds)
-                    AND (n.key % \(Int64(share.count)) = \(Int64(share.index)) OR n.next_fire_at <= \(overdue))
-                ORDER BY n.next_fire_at LIMIT \(limit)
+                WHERE n.next_fire_at <= \(untilMilliseconds) ORDER BY n.next_fire_at LIMIT \(limit)
                 FOR UPDATE OF n SKIP LOCKED
                 """, logger: logger)
             var log = FireLogBatch()

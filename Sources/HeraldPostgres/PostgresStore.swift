@@ -25,11 +25,6 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     private let runner: Task<Void, Never>
     /// Called after a feedback event is committed here, so this node's outbox dispatcher wakes.
     private let feedbackObserver = Mutex<(@Sendable () -> Void)?>(nil)
-    /// This node's share of the schedule, once ``refreshShare(now:)`` took one; until then (and
-    /// for a store used alone) it arms and claims everything.
-    private let currentShare = Mutex<ScheduleShare?>(nil)
-    /// How overdue another node's notification must be before this node claims it.
-    static let shareGraceMilliseconds: Int64 = 1_000
 
     private init(client: PostgresClient, location: PostgresLocation, nodeID: String, leaseMilliseconds: Int64,
                  logger: Logger) {
@@ -125,21 +120,10 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
         }
     }
 
-    /// This node's share of the schedule; nil: all of it.
-    public var share: ScheduleShare? { currentShare.withLock { $0 } }
-
-    /// Takes this node's share among the nodes whose heartbeat is fresh: its place among their
-    /// names, sorted. Returns true when the share changed.
-    public func refreshShare(now: Date) async throws -> Bool {
-        let cutoff = now.millisecondsSince1970 - leaseMilliseconds
-        var live: [String] = []
-        let rows = try await client.query("SELECT id FROM node WHERE heartbeat_at >= \(cutoff) ORDER BY id", logger: logger)
-        for try await name in rows.decode(String.self) { live.append(name) }
-        let share = live.firstIndex(of: nodeID).map { ScheduleShare(index: $0, count: live.count) }
-        return currentShare.withLock { current in
-            defer { current = share }
-            return current != share
-        }
+    /// Marks this node gone (its heartbeat at 0): the other nodes take over any firing it still
+    /// holds at their next heartbeat, instead of after a lease.
+    public func leave() async throws {
+        try await client.query("UPDATE node SET heartbeat_at = 0 WHERE id = \(nodeID)", logger: logger)
     }
 
     /// The nodes registered in this database, by name.

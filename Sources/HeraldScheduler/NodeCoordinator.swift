@@ -5,9 +5,8 @@ import Logging
 import ServiceLifecycle
 
 /// One node's part in a cluster sharing a PostgreSQL store (docs/several-nodes.md):
-/// - keeps this node's share of the schedule (``ScheduleShare``) as nodes join and die, and
-///   arms the instants other nodes armed in it, heard by `LISTEN`, so each node wakes on time
-///   for its share without polling;
+/// - arms the instants other nodes armed, heard by `LISTEN`, so every node wakes on time
+///   without polling;
 /// - renews its leases every third of a lease, and takes over firings whose node stopped
 ///   renewing (it died), handing them to its dispatcher;
 /// - sweeps every `sweep` for the soonest pending instant, covering word lost while the
@@ -36,6 +35,14 @@ public struct NodeCoordinator: Service {
                 group.addTask { await sweepForLostWord() }
             }
         }
+        // Stopped last, after the dispatcher drained: what it could not deliver is taken over at
+        // the others' next heartbeat, without waiting out a lease.
+        do {
+            try await store.leave()
+        } catch {
+            logger.warning("could not leave the cluster; the other nodes take over after the lease",
+                           metadata: ["error": "\(error)"])
+        }
     }
 
     private func listen() async {
@@ -62,10 +69,6 @@ public struct NodeCoordinator: Service {
             do {
                 let now = Date()
                 try await store.renewLeases(now: now)
-                // A node joined or died: this node's share changed, and its timer takes the new one.
-                if try await store.refreshShare(now: now) {
-                    await engine.arm(try await store.timerEntries())
-                }
                 let (fired, orphaned) = try await store.takeOverExpiredFirings(now: now)
                 if !fired.isEmpty || !orphaned.isEmpty {
                     logger.warning("took over firings from a node whose lease ran out",

@@ -255,28 +255,9 @@ extension Date {
     }
 }
 
-/// One node's share of the schedule when several share a store: the notifications whose key
-/// modulo `count` is `index`. A node arms and claims its share; another node's notification it
-/// claims only once overdue by a grace period (its node died or stalled), so nodes do not all
-/// wake and race for every instant.
-public struct ScheduleShare: Sendable, Equatable {
-    public var index: Int
-    public var count: Int
-
-    public init(index: Int, count: Int) {
-        self.index = index
-        self.count = count
-    }
-
-    /// Whether the notification stored under `key` is in this share.
-    public func contains(_ key: Int64) -> Bool {
-        count <= 1 || Int(((key % Int64(count)) + Int64(count)) % Int64(count)) == index
-    }
-}
-
 /// What a store shared by several nodes adds to the roles: leases on the firings a node is
 /// delivering, and word of the timers other nodes armed. SQLite, used by one node, has none.
-public protocol NodeStore: SchedulerStore {
+public protocol NodeStore: Sendable {
     /// This node's name, as leases and logs show it.
     var nodeID: String { get }
     /// How long a claim on a firing lasts without a renewal.
@@ -287,10 +268,9 @@ public protocol NodeStore: SchedulerStore {
     func takeOverExpiredFirings(now: Date) async throws -> (fired: [FiredOccurrence], orphaned: [Int64])
     /// The soonest pending instant, for the sweep that covers word lost between nodes.
     func earliestPendingFire() async throws -> Int64?
-    /// Calls `armed` with the instants other nodes armed in this node's share, until cancelled
-    /// or disconnected.
+    /// Calls `armed` with the instants other nodes armed, until cancelled or disconnected.
     func listenForArming(_ armed: @escaping @Sendable ([Int64]) async -> Void) async throws
-    /// Reads which nodes are alive and takes this node's share among them. Returns true when it
-    /// changed: the caller arms `timerEntries()` again, which then holds the new share.
-    func refreshShare(now: Date) async throws -> Bool
+    /// Leaves the cluster at a clean stop, after the dispatcher drained: the other nodes take
+    /// over what it still holds at their next heartbeat instead of after a lease.
+    func leave() async throws
 }
