@@ -68,8 +68,8 @@ struct HookRoutes {
                                                     body: raw, secrets: definition.secrets,
                                                     now: Int(services.clock.now().timeIntervalSince1970),
                                                     toleranceSeconds: definition.toleranceSeconds ?? defaultTolerance)
-        } catch let refusal as WebhookSignature.Refusal {
-            throw APIError(status: .unauthorized, reason: refusal.rawValue, message: Self.explain(refusal))
+        } catch {
+            throw APIError(status: .unauthorized, reason: error.rawValue, message: Self.explain(error))
         }
         let body: JSONValue
         do {
