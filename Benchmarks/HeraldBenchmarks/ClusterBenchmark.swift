@@ -218,6 +218,9 @@ enum ClusterBenchmark {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: herald)
         process.arguments = ["serve", "--config", config]
+        // The node's settings are its file's alone: HERALD_* variables left by run.sh's other
+        // servers (HERALD_DATA_DIR, HERALD_LISTEN) would win over the file.
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
         process.standardOutput = FileHandle(forWritingAtPath: output)
         process.standardError = FileHandle(forWritingAtPath: log)
         try process.run()
