@@ -14,7 +14,7 @@ public final class ProviderTokenSource: Sendable {
     private let keyID: String
     private let teamID: String
     private let renewAt: TimeInterval
-    private let state = Mutex<(token: ProviderToken?, renewals: Int)>((nil, 0))
+    private let state = Mutex<(token: ProviderToken?, renewals: Int, refusedAsTooFrequent: Int)>((nil, 0, 0))
 
     /// - Parameter renewAt: the age at which a token is replaced; clamped to 20–60 minutes.
     public init(key: ES256Key, keyID: String, teamID: String, renewAt: TimeInterval = 50 * 60) {
@@ -26,6 +26,15 @@ public final class ProviderTokenSource: Sendable {
 
     /// How many tokens this source has signed.
     public var renewals: Int { state.withLock { $0.renewals } }
+
+    /// How often APNs answered `TooManyProviderTokenUpdates` for this key's tokens.
+    public var refusalsAsTooFrequent: Int { state.withLock { $0.refusedAsTooFrequent } }
+
+    /// APNs answered `TooManyProviderTokenUpdates`: counted, and the token kept (renewing again
+    /// would only be refused again).
+    public func refusedAsTooFrequent() {
+        state.withLock { $0.refusedAsTooFrequent += 1 }
+    }
 
     /// The token to send now: the cached one until it reaches `renewAt`, then a new one.
     public func token(now: Date) throws -> ProviderToken {

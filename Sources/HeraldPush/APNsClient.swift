@@ -6,7 +6,8 @@ import Synchronization
 
 /// Sends pushes for one app to one APNs environment, over a small pool of HTTP/2 connections.
 ///
-/// Token auth signs one provider token shared by every connection; certificate auth presents the
+/// Token auth signs one provider token per key, shared by every connection and by every app on
+/// that key (``ProviderTokenSources``); certificate auth presents the
 /// app's client certificate during TLS. Rate limits and server errors are retried with backoff
 /// within the push's deadline; requests the server did not process (GOAWAY, REFUSED_STREAM) are
 /// resent on another connection; anything the server may have processed is never resent.
@@ -14,14 +15,20 @@ public final class APNsClient: Sendable {
     public let appID: String
     public let settings: PushSettings
     private let pool: APNsConnectionPool
-    private let providerTokens: ProviderTokenSource?
+    /// The provider tokens this client signs with (shared with other apps on the same key); nil
+    /// for certificate auth.
+    public let providerTokens: ProviderTokenSource?
     private let authority: String
     private let retry: RetryPolicy
     private let now: @Sendable () -> Date
 
     /// Loads the credentials; a missing or unreadable key or certificate fails here, not on the
     /// first push.
+    ///
+    /// - Parameter tokenSources: where the provider token for a token-auth key comes from; the
+    ///   gateway passes one registry to every client, so apps on one key share its token.
     public init(appID: String, settings: PushSettings, poolSize: Int = 2, retry: RetryPolicy = RetryPolicy(),
+                tokenSources: ProviderTokenSources = ProviderTokenSources(),
                 now: @escaping @Sendable () -> Date = { Date() }) throws {
         let endpoint = try settings.endpoint()
         var tls = TLSConfiguration(trustRoots: settings.caFile.map { .caFile($0) } ?? .system, serverName: endpoint.host)
@@ -29,7 +36,7 @@ public final class APNsClient: Sendable {
         case .token(let teamID, let keyID, let key):
             let pem = try Self.text(of: key, what: "token key")
             do {
-                providerTokens = ProviderTokenSource(key: try ES256Key(pem: pem), keyID: keyID, teamID: teamID)
+                providerTokens = try tokenSources.source(teamID: teamID, keyID: keyID, pem: pem)
             } catch {
                 throw HeraldError.invalid("invalidPushCredentials", "the token key is not an EC P-256 PEM key (.p8)")
             }
@@ -119,6 +126,7 @@ public final class APNsClient: Sendable {
                                            body: [UInt8](push.payload))
                 let outcome = Self.outcome(of: try await connection.send(request, timeout: remaining), push: push,
                                            attempts: attempt)
+                if outcome.apnsReason == .tooManyProviderTokenUpdates { providerTokens?.refusedAsTooFrequent() }
                 if outcome.succeeded || attempt >= retry.maximumAttempts { return outcome }
                 if outcome.apnsReason == .expiredProviderToken, let providerToken {
                     // Renew only if the token is old enough; otherwise report the refusal.

@@ -1,6 +1,8 @@
 import Foundation
 import HeraldCore
+import HeraldCrypto
 import Logging
+import Metrics
 
 /// The push engine: one ``APNsClient`` per app and environment, and the rules around sending.
 ///
@@ -31,6 +33,9 @@ public actor PushGateway {
     private let configuration: Configuration
     private let logger: Logger
     private var clients: [String: APNsClient] = [:]
+    /// One provider token per signing key, whichever apps and settings use it.
+    private let tokenSources = ProviderTokenSources()
+    private let tooFrequentTokens = Counter(label: "herald_provider_token_too_many_updates_total")
 
     public init(ledger: any TokenLedger, configuration: Configuration = Configuration(),
                 logger: Logger = Logger(label: "herald.push")) {
@@ -48,7 +53,8 @@ public actor PushGateway {
         // Checked on every load, not only when the settings are stored: a symlink may have moved.
         try configuration.credentialPolicy.check(settings)
         do {
-            let client = try APNsClient(appID: app.id, settings: settings, poolSize: configuration.connectionsPerApp)
+            let client = try APNsClient(appID: app.id, settings: settings, poolSize: configuration.connectionsPerApp,
+                                        tokenSources: tokenSources)
             if let old = clients.updateValue(client, forKey: app.id) { await old.close() }
             return client
         } catch let error as HeraldError {
@@ -95,6 +101,13 @@ public actor PushGateway {
             }
         }
         let results = outcomes.map { $0! }
+        let tooFrequent = results.filter { $0.apnsReason == .tooManyProviderTokenUpdates }.count
+        if tooFrequent > 0 {
+            // The key's token was renewed too often for APNs (another sender on the same key?).
+            tooFrequentTokens.increment(by: tooFrequent)
+            logger.warning("APNs refused the provider token as updated too often (TooManyProviderTokenUpdates)",
+                           metadata: ["app": "\(app.id)", "pushes": "\(tooFrequent)"])
+        }
         for outcome in results where outcome.apnsReason?.invalidatesToken == true {
             let invalidated = await ledger.invalidate(InvalidToken(appID: app.id, token: outcome.token, reason: outcome.reason ?? "",
                                                                    apnsTimestamp: outcome.timestamp, invalidatedAt: Date()))
