@@ -80,4 +80,12 @@ public final class HTTP2ClientConnection: Sendable {
         let channel = self.channel
         loop.execute { channel.closeByClient() }
     }
+
+    /// Closes the connection and waits until its loop thread has released the socket, the TLS
+    /// session and nghttp2's: a process that exits right after has no thread left inside
+    /// OpenSSL while its exit handlers clean up.
+    public func shutdown() async {
+        close()
+        await loop.shutdown()
+    }
 }

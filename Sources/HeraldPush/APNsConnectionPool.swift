@@ -46,9 +46,11 @@ actor APNsConnectionPool {
 
     var openConnections: Int { connections.filter(\.isUsable).count }
 
-    func closeAll() {
-        for connection in connections { connection.close() }
+    /// Closes every connection and waits until each one's loop thread let go of it.
+    func closeAll() async {
+        let closing = connections
         connections.removeAll()
+        for connection in closing { await connection.shutdown() }
     }
 
     private func load(_ connection: HTTP2ClientConnection) -> Int {

@@ -79,9 +79,13 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await application.runService()
         } catch {
+            await server.gateway.shutdown()
             await sandbox?.shutdown()
             throw error
         }
+        // After the dispatcher drained: close the push connections and wait for their threads,
+        // so none is inside OpenSSL when the process exits.
+        await server.gateway.shutdown()
         await sandbox?.shutdown()
     }
 
