@@ -27,14 +27,19 @@ public struct DeviceRouter: DeliveryChannel {
         var pushIndices: [Int] = []
         var held: [Int] = []
         // One call each for the batch, not one per occurrence: which devices stream, which apps
-        // push, which tokens are dead.
-        let streaming = await streams.connected(batch.map(\.device))
+        // push, which tokens are dead. Only active devices are streamed to, so only they are
+        // asked about (on several nodes the question is a store read).
+        let active = batch.indices.filter { batch[$0].device.state == .active }
+        var streaming = [Bool](repeating: false, count: batch.count)
+        for (index, connected) in zip(active, await streams.connected(active.map { batch[$0].device })) {
+            streaming[index] = connected
+        }
         var apps: [String: App?] = [:]
         var tokensByApp: [String: Set<String>] = [:]
         for fired in batch where apps[fired.device.appID] == nil {
             apps[fired.device.appID] = try? await store.app(id: fired.device.appID)
         }
-        for (index, fired) in batch.enumerated() where !(fired.device.state == .active && streaming[index]) {
+        for (index, fired) in batch.enumerated() where !streaming[index] {
             if let token = fired.device.token, apps[fired.device.appID]??.push != nil {
                 tokensByApp[fired.device.appID, default: []].insert(token)
             }
@@ -43,7 +48,7 @@ public struct DeviceRouter: DeliveryChannel {
         for (app, tokens) in tokensByApp { deadByApp[app] = await ledger.invalid(appID: app, among: tokens) }
         for (index, fired) in batch.enumerated() {
             let device = fired.device
-            if device.state == .active, streaming[index] {
+            if streaming[index] {
                 live.append(index)
             } else if apps[device.appID]??.push != nil, let token = device.token,
                       deadByApp[device.appID]?.contains(token) != true {
