@@ -139,56 +139,44 @@ enum ClusterBenchmark {
         if ready > start - 500 {
             progress("cluster: warning: that is too close; the first occurrences may be late for it")
         }
-        let cpuBefore = nodes.map { ProcessCPU.seconds(pid: $0.processIdentifier) ?? 0 }
-        let postgresBefore = postgresCPU()
-        let window = ContinuousClock.now
+        let before = CPUSnapshot.take(nodes)
 
         // Done when every occurrence has an outcome (delivered to its inbox), or a minute after
         // the burst. Polled often from the burst on: when its last outcome is stored is what its
         // throughput is measured by (fired_at is the claim's start, shared by a whole batch).
         let deadline = Date(millisecondsSince1970: burstAt).addingTimeInterval(60)
-        var samples: [(scheduledFor: Int64, firedAt: Int64)] = []
         var burstDone: Int64?
-        var burstStart: (nodes: [Double], postgres: Double, at: ContinuousClock.Instant)?
-        var burstCPU: (nodes: [Double], postgres: Double?) = ([], nil)
+        var burstStart: CPUSnapshot?
+        var burstCPU: (nodes: [Double], postgres: Double) = ([], 0)
         while Date() < deadline {
             let untilBurst = burstAt - Date().millisecondsSince1970
             try await Task.sleep(for: .milliseconds(untilBurst > 1000 ? 500 : 50))
             let now = Date().millisecondsSince1970
             guard now >= burstAt else { continue }
-            if burstStart == nil {
-                burstStart = (nodes.map { ProcessCPU.seconds(pid: $0.processIdentifier) ?? 0 }, postgresCPU(), .now)
-            }
+            let started = burstStart ?? CPUSnapshot.take(nodes)
+            burstStart = started
             if try outcomes(setup, postgres: postgres, directory: directory, scheduledFor: burstAt) >= options.burst {
                 burstDone = now
-                if let burstStart {
-                    let seconds = max(0.001, Self.seconds(ContinuousClock.now - burstStart.at))
-                    burstCPU.nodes = zip(nodes, burstStart.nodes).map { node, before in
-                        ((ProcessCPU.seconds(pid: node.processIdentifier) ?? before) - before) / seconds
-                    }
-                    burstCPU.postgres = setup.database == nil ? nil : (postgresCPU() - burstStart.postgres) / seconds
-                }
+                burstCPU = started.shares(until: CPUSnapshot.take(nodes))
                 break
             }
         }
-        samples = try fireLog(setup, postgres: postgres, directory: directory)
+        var samples = try fireLog(setup, postgres: postgres, directory: directory)
         while samples.count < total, Date() < deadline {
             try await Task.sleep(for: .milliseconds(200))
             samples = try fireLog(setup, postgres: postgres, directory: directory)
         }
-        let seconds = Self.seconds(ContinuousClock.now - window)
-        let nodeCPU = zip(nodes, cpuBefore).map { node, before in
-            ((ProcessCPU.seconds(pid: node.processIdentifier) ?? before) - before) / seconds
-        }
-        let postgresShare = setup.database == nil ? nil : (postgresCPU() - postgresBefore) / seconds
+        let wholeCPU = before.shares(until: CPUSnapshot.take(nodes))
         guard samples.count >= total else {
             throw OptionsError("\(setup.label): only \(samples.count) of \(total) occurrences delivered a minute after the burst")
         }
         let steady = samples.filter { $0.scheduledFor < burstAt }.map { Double($0.firedAt - $0.scheduledFor) / 1000 }
         let burstSeconds = max(0.001, Double((burstDone ?? burstAt) - burstAt) / 1000)
+        let onPostgres = setup.database != nil
         return Measurement(steady: LatencySummary(steady), steadyRate: steadyRate,
-                           burstPerSecond: Double(options.burst) / burstSeconds, nodeCPU: nodeCPU,
-                           postgresCPU: postgresShare, nodeBurstCPU: burstCPU.nodes, postgresBurstCPU: burstCPU.postgres)
+                           burstPerSecond: Double(options.burst) / burstSeconds, nodeCPU: wholeCPU.nodes,
+                           postgresCPU: onPostgres ? wholeCPU.postgres : nil, nodeBurstCPU: burstCPU.nodes,
+                           postgresBurstCPU: onPostgres ? burstCPU.postgres : nil)
     }
 
     /// Starts one `herald serve` and waits until it listens (its timers are armed by then).
@@ -272,6 +260,24 @@ enum ClusterBenchmark {
         }
         let statement = try RawSQLite(path: Fixtures.databasePath(in: directory), readOnly: true).prepare(sql)
         return try statement.step() ? Int(statement.int64(0)) : 0
+    }
+
+    /// CPU seconds used so far by each node and by PostgreSQL, read at one instant.
+    struct CPUSnapshot {
+        var nodes: [Double]
+        var postgres: Double
+        var at: ContinuousClock.Instant
+
+        static func take(_ nodes: [Process]) -> CPUSnapshot {
+            CPUSnapshot(nodes: nodes.map { ProcessCPU.seconds(pid: $0.processIdentifier) ?? 0 }, postgres: postgresCPU(),
+                        at: .now)
+        }
+
+        /// The share of one core each node, and PostgreSQL, used from this snapshot to `later`.
+        func shares(until later: CPUSnapshot) -> (nodes: [Double], postgres: Double) {
+            let seconds = max(0.001, ClusterBenchmark.seconds(later.at - at))
+            return (zip(nodes, later.nodes).map { ($1 - $0) / seconds }, (later.postgres - postgres) / seconds)
+        }
     }
 
     /// CPU seconds used so far by every running `postgres` process (the server and its backends).
