@@ -26,10 +26,11 @@ let package = Package(
         // System libraries: OpenSSL for TLS and crypto, libnghttp2 for HTTP/2.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CEpoll"),
         // ES256 provider tokens and HMAC signatures over the system OpenSSL.
         .target(name: "HeraldCrypto", dependencies: ["COpenSSL"]),
         // HTTP/2 client and server sessions over TLS: libnghttp2 + OpenSSL, one owner per C object.
-        .target(name: "HeraldHTTP2", dependencies: ["CNGHTTP2", "COpenSSL"]),
+        .target(name: "HeraldHTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "CEpoll"]),
         // Durable state behind a narrow protocol; SQLite (GRDB) is the embedded default.
         .target(name: "HeraldStorage", dependencies: [
             "HeraldCore",

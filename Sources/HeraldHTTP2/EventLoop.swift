@@ -1,3 +1,4 @@
+import CEpoll
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -21,9 +22,11 @@ protocol EventLoopChannel: AnyObject {
     func loopStopping()
 }
 
-/// One thread running poll(2) over a few channels plus a wake-up pipe. Other threads
-/// only ever enqueue closures with `execute`; everything else happens on this thread, which is
-/// what lets channels own sockets, SSL and nghttp2 objects without locks.
+/// One thread running epoll over many channels plus a wake-up pipe. Other threads only ever
+/// enqueue closures with `execute`; everything else happens on this thread, which is what lets
+/// channels own sockets, SSL and nghttp2 objects without locks. Interest is level-triggered and
+/// changed with `epoll_ctl` only when a channel's wishes change, so an iteration costs one
+/// `epoll_wait` however many connections share the loop.
 final class EventLoop: Sendable {
     private struct Inbox {
         var tasks: [@Sendable () -> Void] = []
@@ -36,6 +39,7 @@ final class EventLoop: Sendable {
     /// Read end of the wake-up pipe (polled by the loop) and write end (poked by `execute`).
     private let wakeFD: Int32
     private let wakeWriteFD: Int32
+    private let epollFD: Int32
     private let confined = Confined()
     let name: String
 
@@ -43,6 +47,8 @@ final class EventLoop: Sendable {
     private final class Confined: @unchecked Sendable {
         var channels: [ObjectIdentifier: any EventLoopChannel] = [:]
         var flushQueue: [any EventLoopChannel] = []
+        /// What epoll watches: descriptor → its channel and the events asked for.
+        var interest: [Int32: (channel: any EventLoopChannel, events: UInt32)] = [:]
         var stopRequested = false
         var thread: pthread_t?
     }
@@ -57,12 +63,19 @@ final class EventLoop: Sendable {
         }
         self.wakeFD = fds[0]
         self.wakeWriteFD = fds[1]
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        if epollFD < 0 { fatalError("cannot create epoll instance: \(errnoString())") }
+        var wake = epoll_event()
+        wake.events = EPOLLIN.rawValue
+        wake.data.fd = wakeFD
+        _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &wake)
         let thread = Thread { [self] in self.run() }
         thread.name = name
         thread.start()
     }
 
     deinit {
+        _ = Glibc.close(epollFD)
         _ = Glibc.close(wakeFD)
         _ = Glibc.close(wakeWriteFD)
     }
@@ -97,6 +110,11 @@ final class EventLoop: Sendable {
 
     func deregister(_ channel: any EventLoopChannel) {
         confined.channels[ObjectIdentifier(channel)] = nil
+        for (fd, entry) in confined.interest where entry.channel === channel {
+            confined.interest[fd] = nil
+            var unused = epoll_event()
+            _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &unused)  // fails harmlessly once closed
+        }
     }
 
     /// Defers a channel's write until the current batch of tasks/events is processed.
@@ -125,8 +143,8 @@ final class EventLoop: Sendable {
 
     private func run() {
         confined.thread = pthread_self()
-        var pollFDs: [pollfd] = []
-        var polled: [any EventLoopChannel] = []
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        var drain = [UInt8](repeating: 0, count: 64)
         while true {
             let tasks = inbox.withLock { inbox -> [@Sendable () -> Void] in
                 inbox.woken = false
@@ -138,42 +156,25 @@ final class EventLoop: Sendable {
             flushScheduled()
             if confined.stopRequested { break }
 
-            let now = MonotonicTime.now()
-            var timeout: Int32 = -1
-            pollFDs.removeAll(keepingCapacity: true)
-            polled.removeAll(keepingCapacity: true)
-            pollFDs.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
-            for channel in confined.channels.values {
-                if let deadline = channel.nextDeadline {
-                    let ms = deadline.millisecondsFrom(now)
-                    if timeout < 0 || ms < timeout { timeout = ms }
-                }
-                let fd = channel.fd
-                guard fd >= 0 else { continue }
-                var events: Int16 = 0
-                if channel.wantsRead { events |= Int16(POLLIN) }
-                if channel.wantsWrite { events |= Int16(POLLOUT) }
-                pollFDs.append(pollfd(fd: fd, events: events, revents: 0))
-                polled.append(channel)
-            }
-            let ready = poll(&pollFDs, nfds_t(pollFDs.count), timeout)
+            let timeout = updateInterest(now: MonotonicTime.now())
+            let ready = epoll_wait(epollFD, &events, Int32(events.count), timeout)
             if ready < 0 && errno != EINTR {
-                fatalError("poll failed on event loop \(name): \(errnoString())")
+                fatalError("epoll_wait failed on event loop \(name): \(errnoString())")
             }
-            if ready > 0 {
-                if pollFDs[0].revents != 0 {
-                    var drain = [UInt8](repeating: 0, count: 64)
+            for index in 0..<max(0, Int(ready)) {
+                let fd = events[index].data.fd, happened = events[index].events
+                if fd == wakeFD {
                     while Glibc.read(wakeFD, &drain, drain.count) > 0 {}
+                    continue
                 }
-                for index in polled.indices {
-                    let revents = pollFDs[index + 1].revents
-                    if revents == 0 { continue }
-                    let channel = polled[index]
-                    // Input first: answers that arrived before a reset are processed before a write
-                    // can fail on it.
-                    if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { channel.readable() }
-                    if revents & Int16(POLLOUT) != 0, channel.fd >= 0 { channel.writable() }
+                // A channel handled earlier in this batch may have closed this one.
+                guard let channel = confined.interest[fd]?.channel, channel.fd == fd else { continue }
+                // Input first: answers that arrived before a reset are processed before a write
+                // can fail on it.
+                if happened & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0 {
+                    channel.readable()
                 }
+                if happened & EPOLLOUT.rawValue != 0, channel.fd == fd { channel.writable() }
             }
             let after = MonotonicTime.now()
             for channel in Array(confined.channels.values) {
@@ -184,6 +185,7 @@ final class EventLoop: Sendable {
         for channel in Array(confined.channels.values) { channel.loopStopping() }
         confined.channels.removeAll()
         confined.flushQueue.removeAll()
+        confined.interest.removeAll()
         // Tasks that raced with the stop still run, so they can fail their callers cleanly.
         let (late, waiters) = inbox.withLock { inbox in
             inbox.stopped = true
@@ -194,6 +196,34 @@ final class EventLoop: Sendable {
         }
         for task in late { task() }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Brings epoll's interest set in line with what each channel wants now, and returns the
+    /// wait's timeout in milliseconds (-1: none) from the earliest channel deadline.
+    private func updateInterest(now: MonotonicTime) -> Int32 {
+        var timeout: Int32 = -1
+        for channel in confined.channels.values {
+            if let deadline = channel.nextDeadline {
+                let ms = deadline.millisecondsFrom(now)
+                if timeout < 0 || ms < timeout { timeout = ms }
+            }
+            let fd = channel.fd
+            guard fd >= 0 else { continue }
+            var wanted: UInt32 = 0
+            if channel.wantsRead { wanted |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+            if channel.wantsWrite { wanted |= EPOLLOUT.rawValue }
+            if let known = confined.interest[fd], known.channel === channel, known.events == wanted { continue }
+            var event = epoll_event()
+            event.events = wanted
+            event.data.fd = fd
+            // The descriptor may be new, or a closed one's number reused: fall back either way.
+            let isKnown = confined.interest[fd] != nil
+            if epoll_ctl(epollFD, isKnown ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event) != 0 {
+                _ = epoll_ctl(epollFD, isKnown ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
+            }
+            confined.interest[fd] = (channel, wanted)
+        }
+        return timeout
     }
 
     private func flushScheduled() {

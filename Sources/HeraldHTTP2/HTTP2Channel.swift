@@ -144,14 +144,15 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
             return
         }
         guard let socket, let tls, state == .handshaking || state == .open else { return }
-        for _ in 0..<16 {
+        // Until EAGAIN: each loop iteration then handles everything the peer sent so far.
+        while true {
             switch socket.read(into: socketBuffer) {
             case .done(let count):
                 lastReadAt = MonotonicTime.now()
                 tls.feed(UnsafeRawBufferPointer(rebasing: socketBuffer[0..<count]))
                 guard processTLSInput() else { return }
             case .wouldBlock:
-                flushNow()
+                scheduleFlush()
                 return
             case .endOfFile:
                 fail(.connectionClosed("the peer closed the connection"))
@@ -161,7 +162,6 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
                 return
             }
         }
-        flushNow()
     }
 
     func writable() {
@@ -331,7 +331,7 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
 
     private func discardInput() {
         guard let socket else { return }
-        for _ in 0..<16 {
+        while true {
             switch socket.read(into: socketBuffer) {
             case .done: continue
             case .wouldBlock: return

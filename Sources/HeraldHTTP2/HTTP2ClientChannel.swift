@@ -7,189 +7,170 @@ final class HTTP2ClientSharedState: Sendable {
     let usable = Atomic<Bool>(false)
     let openStreams = Atomic<Int>(0)
     let queuedRequests = Atomic<Int>(0)
+    /// Streams that ended with a response: tells a fresh connection's one-stream start apart.
+    let answered = Atomic<Int>(0)
 }
 
-/// One request from `send` until its continuation is resumed. Lives on the loop thread.
+/// Requests handed to the loop together, answered together: one hop onto the loop thread and
+/// one completion for the whole batch, with one result per request in order.
+final class HTTP2ClientBatch: @unchecked Sendable {
+    /// Loop-thread only after the hand-off.
+    private var results: [Result<HTTP2Response, HTTP2Error>?]
+    private var remaining: Int
+    private let completion: @Sendable ([Result<HTTP2Response, HTTP2Error>]) -> Void
+    var streams: [HTTP2ClientStream] = []
+
+    init(count: Int, completion: @escaping @Sendable ([Result<HTTP2Response, HTTP2Error>]) -> Void) {
+        results = Array(repeating: nil, count: count)
+        remaining = count
+        self.completion = completion
+    }
+
+    func finish(_ index: Int, _ result: Result<HTTP2Response, HTTP2Error>) {
+        guard results[index] == nil else { return }
+        results[index] = result
+        remaining -= 1
+        if remaining == 0 {
+            streams.removeAll()
+            completion(results.map { $0! })
+        }
+    }
+}
+
+/// One request from the batch's hand-off until it ends. Lives on the loop thread.
 final class HTTP2ClientStream {
-    let token: UInt64
     let request: HTTP2Request
-    let deadline: MonotonicTime
-    var continuation: CheckedContinuation<HTTP2Response, any Error>?
-    /// 0 while queued; nghttp2's stream id once submitted.
-    var streamID: Int32 = 0
-    /// True while waiting in the channel's queue (counted in `queuedCount`).
-    var isQueued = false
-    var headersSent = false
-    var endStreamReceived = false
+    let batch: HTTP2ClientBatch
+    let index: Int
     var status = 0
     var headers: [HTTP2Header] = []
     var body: [UInt8] = []
     var bodyOffset = 0
 
-    init(token: UInt64, request: HTTP2Request, deadline: MonotonicTime, continuation: CheckedContinuation<HTTP2Response, any Error>) {
-        self.token = token
+    init(request: HTTP2Request, batch: HTTP2ClientBatch, index: Int) {
         self.request = request
-        self.deadline = deadline
-        self.continuation = continuation
+        self.batch = batch
+        self.index = index
     }
 
-    var isFinished: Bool { continuation == nil }
+    var response: HTTP2Response { HTTP2Response(status: status, headers: headers, body: body) }
 }
 
-/// The client half of HTTP/2: queues requests until a stream slot is free (the peer's
-/// MAX_CONCURRENT_STREAMS), maps stream outcomes to `HTTP2Error`, enforces deadlines and
-/// keeps the connection alive with PINGs. Confined to its event loop thread.
+/// The client half of HTTP/2 as a thin shell around `HTTP2ClientStateMachine`: it moves frames
+/// between nghttp2 and the machine and carries out the machine's actions. Confined to its event
+/// loop thread.
 final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
     let options: HTTP2ClientOptions
     let shared: HTTP2ClientSharedState
+    private var machine: HTTP2ClientStateMachine<HTTP2ClientStream>
     private var connectContinuation: CheckedContinuation<Void, any Error>?
-    private var connectDeadline: MonotonicTime?
-    private var connectTimeout: Duration = .zero
+    private var headerList = HTTP2RequestHeaderList()
+    /// Shared header blocks nghttp2 may still read (NO_COPY) until its output is drained.
+    private var blocksInUse: [ObjectIdentifier: HTTP2HeaderBlock] = [:]
+    /// Called once the channel closed; `shutdown` waits on it.
+    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    private var isClosed = false
+    /// Stops the loop when the channel closes: set for a connection that owns its loop.
+    let stopsLoopOnClose: Bool
 
-    /// FIFO of waiting requests; finished ones are skipped lazily when popped.
-    private var queue: [HTTP2ClientStream] = []
-    private var queueHead = 0
-    private var queuedCount = 0
-    private var active: [Int32: HTTP2ClientStream] = [:]
-    private var byToken: [UInt64: HTTP2ClientStream] = [:]
-    private var earliestDeadline: MonotonicTime?
-    private var goAwayLastStreamID: Int32?
-    private var goAwayErrorCode: UInt32 = 0
-    private var pingSentAt: MonotonicTime?
-    private var closeError: HTTP2Error?
-
-    init(loop: EventLoop, tlsContext: TLSContext, options: HTTP2ClientOptions, shared: HTTP2ClientSharedState) {
+    init(loop: EventLoop, tlsContext: TLSContext, options: HTTP2ClientOptions, connectTimeout: Duration,
+         shared: HTTP2ClientSharedState, stopsLoopOnClose: Bool) {
         self.options = options
         self.shared = shared
+        self.stopsLoopOnClose = stopsLoopOnClose
+        machine = HTTP2ClientStateMachine(
+            configuration: .init(maxQueuedRequests: options.maxQueuedRequests, pingInterval: options.pingInterval,
+                                 pingTimeout: options.pingTimeout, connectTimeout: connectTimeout),
+            now: MonotonicTime.now())
         super.init(loop: loop, tlsContext: tlsContext)
     }
 
-    func start(host: String, port: Int, serverName: String?, timeout: Duration,
-               continuation: CheckedContinuation<Void, any Error>) {
+    func start(host: String, port: Int, serverName: String?, continuation: CheckedContinuation<Void, any Error>) {
         connectContinuation = continuation
-        connectTimeout = timeout
-        connectDeadline = MonotonicTime.now() + timeout
         startConnecting(host: host, port: port, serverName: serverName)
     }
 
     // MARK: requests
 
-    func enqueue(_ stream: HTTP2ClientStream) {
-        if let closeError {
-            resume(stream, .failure(HTTP2Error.notProcessed("the connection is closed (\(closeError)); the request was not sent")))
-            return
+    func enqueue(_ batch: HTTP2ClientBatch, requests: [HTTP2Request], deadline: MonotonicTime) {
+        batch.streams.reserveCapacity(requests.count)
+        for (index, request) in requests.enumerated() {
+            let stream = HTTP2ClientStream(request: request, batch: batch, index: index)
+            batch.streams.append(stream)
+            if let refusal = machine.enqueue(stream, deadline: deadline) { batch.finish(index, .failure(refusal)) }
         }
-        if goAwayLastStreamID != nil {
-            resume(stream, .failure(HTTP2Error.notProcessed("the server sent GOAWAY; the request was not sent")))
-            return
-        }
-        // Requests that will get a free stream at the next flush are not "waiting".
-        let freeSlots = max(0, peerStreamLimit - active.count)
-        if queuedCount >= options.maxQueuedRequests + freeSlots {
-            resume(stream, .failure(HTTP2Error.queueFull(limit: options.maxQueuedRequests)))
-            return
-        }
-        queue.append(stream)
-        stream.isQueued = true
-        queuedCount += 1
-        byToken[stream.token] = stream
-        if earliestDeadline.map({ stream.deadline < $0 }) ?? true { earliestDeadline = stream.deadline }
         publishCounts()
         scheduleFlush()
     }
 
-    func cancel(token: UInt64) {
-        guard let stream = byToken[token], !stream.isFinished else { return }
-        abandon(stream, with: CancellationError())
-    }
-
-    /// Gives up on a request locally: resets its stream if it has one.
-    private func abandon(_ stream: HTTP2ClientStream, with error: any Error) {
-        if stream.streamID > 0, let session, state == .open {
-            _ = nghttp2_submit_rst_stream(session.pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID,
-                                          NGHTTP2_CANCEL.rawValue)
-            scheduleFlush()
-        }
-        resume(stream, .failure(error))
-    }
-
-    private var peerStreamLimit: Int {
-        guard let session else { return 0 }
-        return Int(min(session.remoteSetting(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS), UInt32(Int32.max)))
-    }
-
-    /// Opens streams for queued requests while the peer allows more.
-    private func submitPending() {
-        guard state == .open, connectContinuation == nil, goAwayLastStreamID == nil, queuedCount > 0 else { return }
-        let limit = peerStreamLimit
-        while active.count < limit, queueHead < queue.count {
-            let stream = queue[queueHead]
-            queueHead += 1
-            if stream.isFinished { continue }
-            stream.isQueued = false
-            queuedCount -= 1
-            submit(stream)
-        }
-        if queueHead == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueHead = 0
-        } else if queueHead > 1024, queueHead * 2 > queue.count {
-            queue.removeFirst(queueHead)
-            queueHead = 0
-        }
+    func cancel(_ batch: HTTP2ClientBatch) {
+        for stream in batch.streams { perform(machine.cancel(stream)) }
         publishCounts()
     }
 
-    private func submit(_ stream: HTTP2ClientStream) {
-        guard let session else { return }
-        let request = stream.request
-        var headers: [HTTP2Header] = [(":method", request.method), (":scheme", request.scheme),
-                                      (":authority", request.authority), (":path", request.path)]
-        headers.reserveCapacity(4 + request.headers.count)
-        for header in request.headers {
-            let needsLowercase = header.name.utf8.contains { $0 >= 65 && $0 <= 90 }
-            headers.append((needsLowercase ? header.name.lowercased() : header.name, header.value))
-        }
-        let streamID: Int32 = NGHTTP2Session.withHeaderBlock(headers) { nva, count in
-            if request.body.isEmpty {
-                return nghttp2_submit_request(session.pointer, nil, nva, count, nil, nil)
+    /// Carries out the machine's actions. Counts are published first, so a caller resumed by a
+    /// failure already sees the connection as it now is.
+    private func perform(_ actions: [HTTP2ClientStateMachine<HTTP2ClientStream>.Action]) {
+        guard !actions.isEmpty else { return }
+        publishCounts()
+        for action in actions { perform(action) }
+    }
+
+    private func perform(_ action: HTTP2ClientStateMachine<HTTP2ClientStream>.Action) {
+        switch action {
+        case .fail(let stream, let error):
+            stream.batch.finish(stream.index, .failure(error))
+        case .reset(let id):
+            if let session, state == .open {
+                _ = nghttp2_submit_rst_stream(session.pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), id.rawValue,
+                                              HTTP2ErrorCode.cancel)
+                scheduleFlush()
             }
-            var provider = NGHTTP2Session.bodyProvider()
-            return nghttp2_submit_request(session.pointer, nil, nva, count, &provider, nil)
+        case .sendPing:
+            if let session {
+                _ = nghttp2_submit_ping(session.pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+                scheduleFlush()
+            }
+        case .close(let error):
+            fail(error)
         }
-        if streamID < 0 {
-            if streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue { shared.usable.store(false, ordering: .relaxed) }
-            resume(stream, .failure(HTTP2Error.notProcessed("could not open a stream: \(NGHTTP2Session.describe(streamID))")))
-            return
-        }
-        stream.streamID = streamID
-        active[streamID] = stream
-        scheduleFlush()
     }
 
-    private func resume(_ stream: HTTP2ClientStream, _ result: Result<HTTP2Response, any Error>) {
-        guard let continuation = stream.continuation else { return }
-        stream.continuation = nil
-        byToken[stream.token] = nil
-        if stream.streamID > 0, active[stream.streamID] === stream { active[stream.streamID] = nil }
-        if stream.isQueued {
-            stream.isQueued = false
-            queuedCount -= 1
+    /// Submits one request's HEADERS (and body) to nghttp2.
+    private func submit(_ stream: HTTP2ClientStream) -> Result<HTTP2StreamID, HTTP2Error> {
+        guard let session else { return .failure(.notProcessed("the connection is not open")) }
+        let request = stream.request
+        if let block = request.sharedHeaders { blocksInUse[ObjectIdentifier(block)] = block }
+        let id: Int32 = headerList.withList(for: request) { list, count in
+            if request.body.isEmpty { return nghttp2_submit_request(session.pointer, nil, list, count, nil, nil) }
+            var provider = NGHTTP2Session.bodyProvider()
+            return nghttp2_submit_request(session.pointer, nil, list, count, &provider, nil)
         }
-        publishCounts()
-        continuation.resume(with: result)
+        guard id > 0 else {
+            if id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue { shared.usable.store(false, ordering: .relaxed) }
+            return .failure(.notProcessed("could not open a stream: \(NGHTTP2Session.describe(id))"))
+        }
+        return .success(HTTP2StreamID(id))
     }
 
     private func publishCounts() {
-        shared.openStreams.store(active.count, ordering: .relaxed)
-        shared.queuedRequests.store(queuedCount, ordering: .relaxed)
+        shared.openStreams.store(machine.openStreams, ordering: .relaxed)
+        shared.queuedRequests.store(machine.queuedRequests, ordering: .relaxed)
     }
 
     // MARK: channel hooks
 
     override func flushNow() {
-        submitPending()
+        let failures = machine.admit { submit($0) }
+        perform(failures)
+        publishCounts()
         super.flushNow()
+        if let session, !session.wantsWrite, !blocksInUse.isEmpty { blocksInUse.removeAll(keepingCapacity: true) }
+    }
+
+    override func readable() {
+        super.readable()
+        machine.received(now: lastReadAt)
     }
 
     override func handshakeCompleted(_ tls: TLSConnection) throws(HTTP2Error) {
@@ -208,7 +189,8 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
 
     override func onBeginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         // A final response after a 1xx replaces the informational one.
-        if let stream = active[frame.pointee.hd.stream_id], stream.status >= 100, stream.status < 200 {
+        if let stream = machine.request(on: HTTP2StreamID(frame.pointee.hd.stream_id)), stream.status >= 100,
+           stream.status < 200 {
             stream.status = 0
             stream.headers.removeAll()
         }
@@ -216,19 +198,28 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
     }
 
     override func onHeader(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Int32 {
-        guard frame.pointee.hd.type == NGHTTP2_HEADERS.byte, let stream = active[frame.pointee.hd.stream_id] else { return 0 }
+        guard frame.pointee.hd.type == NGHTTP2_HEADERS.byte,
+              let stream = machine.request(on: HTTP2StreamID(frame.pointee.hd.stream_id)) else { return 0 }
         if name.first == UInt8(ascii: ":") {
-            if name.elementsEqual(":status".utf8) {
-                stream.status = Int(String(decoding: value, as: UTF8.self)) ?? 0
-            }
+            if name.elementsEqual(":status".utf8) { stream.status = Self.decimal(value) }
             return 0
         }
         stream.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         return 0
     }
 
+    /// `:status` read from its bytes, without building a string.
+    private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var value = 0
+        for byte in bytes {
+            guard byte >= 48, byte <= 57 else { return 0 }
+            value = value * 10 + Int(byte - 48)
+        }
+        return value
+    }
+
     override func onDataChunk(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
-        active[streamID]?.body.append(contentsOf: data)
+        machine.request(on: HTTP2StreamID(streamID))?.body.append(contentsOf: data)
         return 0
     }
 
@@ -236,30 +227,30 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
         let header = frame.pointee.hd
         switch header.type {
         case NGHTTP2_HEADERS.byte, NGHTTP2_DATA.byte:
-            if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, let stream = active[header.stream_id] {
-                stream.endStreamReceived = true
-                if stream.status >= 200 {
-                    resume(stream, .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.body)))
-                }
+            let id = HTTP2StreamID(header.stream_id)
+            if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+               let stream = machine.request(on: id), stream.status >= 200, machine.responseEnded(id) != nil {
+                shared.answered.add(1, ordering: .relaxed)
+                publishCounts()
+                stream.batch.finish(stream.index, .success(stream.response))
             }
         case NGHTTP2_SETTINGS.byte:
-            guard header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 else { break }
-            shared.maxConcurrentStreams.store(peerStreamLimit, ordering: .relaxed)
-            if let continuation = connectContinuation {
+            guard header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0, let session else { break }
+            let limit = Int(min(session.remoteSetting(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS), UInt32(Int32.max)))
+            shared.maxConcurrentStreams.store(limit, ordering: .relaxed)
+            if machine.settingsReceived(maxConcurrentStreams: limit), let continuation = connectContinuation {
                 connectContinuation = nil
-                connectDeadline = nil
                 shared.usable.store(true, ordering: .relaxed)
                 continuation.resume()
             }
             scheduleFlush()  // a raised limit lets queued requests go
         case NGHTTP2_GOAWAY.byte:
-            let lastStreamID = frame.pointee.goaway.last_stream_id
-            goAwayLastStreamID = min(lastStreamID, goAwayLastStreamID ?? .max)
-            goAwayErrorCode = frame.pointee.goaway.error_code
             shared.usable.store(false, ordering: .relaxed)
-            failQueued(.notProcessed("the server sent GOAWAY (\(HTTP2Error.errorCodeName(goAwayErrorCode))) before the request was sent"))
+            perform(machine.goAwayReceived(lastStreamID: HTTP2StreamID(frame.pointee.goaway.last_stream_id),
+                                           errorCode: frame.pointee.goaway.error_code))
+            publishCounts()
         case NGHTTP2_PING.byte:
-            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { pingSentAt = nil }
+            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { machine.pingAcknowledged() }
         default:
             break
         }
@@ -267,43 +258,28 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
     }
 
     override func onFrameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
-        if frame.pointee.hd.type == NGHTTP2_HEADERS.byte {
-            active[frame.pointee.hd.stream_id]?.headersSent = true
-        }
+        if frame.pointee.hd.type == NGHTTP2_HEADERS.byte { machine.headersSent(HTTP2StreamID(frame.pointee.hd.stream_id)) }
         return 0
     }
 
     override func onFrameNotSent(_ frame: UnsafePointer<nghttp2_frame>, libraryError: Int32) -> Int32 {
-        if frame.pointee.hd.type == NGHTTP2_HEADERS.byte, let stream = active[frame.pointee.hd.stream_id] {
-            resume(stream, .failure(HTTP2Error.notProcessed("the request could not be sent: \(NGHTTP2Session.describe(libraryError))")))
+        if frame.pointee.hd.type == NGHTTP2_HEADERS.byte,
+           let action = machine.streamClosed(HTTP2StreamID(frame.pointee.hd.stream_id), errorCode: HTTP2ErrorCode.noError) {
+            perform(action)
         }
         return 0
     }
 
     override func onStreamClosed(streamID: Int32, errorCode: UInt32) -> Int32 {
-        guard let stream = active[streamID] else { return 0 }
-        let error: HTTP2Error
-        if stream.endStreamReceived, stream.status >= 200 {
-            resume(stream, .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.body)))
-            return 0
-        } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
-            error = .notProcessed("the server refused the stream (REFUSED_STREAM)")
-        } else if let last = goAwayLastStreamID, streamID > last {
-            error = .notProcessed("the server sent GOAWAY with last-stream-id \(last), below this stream (\(streamID))")
-        } else if !stream.headersSent {
-            error = .notProcessed("the stream closed before the request was sent")
-        } else if errorCode != 0 {
-            error = .streamReset(errorCode)
-        } else {
-            error = .protocolError("the stream closed without a complete response")
-        }
-        resume(stream, .failure(error))
-        scheduleFlush()
+        let action = machine.streamClosed(HTTP2StreamID(streamID), errorCode: errorCode)
+        publishCounts()
+        if let action { perform(action) }
+        scheduleFlush()  // a free stream lets a queued request go
         return 0
     }
 
     override func readBody(streamID: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, flags: UnsafeMutablePointer<UInt32>) -> Int {
-        guard let stream = active[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        guard let stream = machine.request(on: HTTP2StreamID(streamID)) else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
         let body = stream.request.body
         let count = min(buffer.count, body.count - stream.bodyOffset)
         if count > 0 {
@@ -320,51 +296,15 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
     // MARK: timers
 
     override var nextDeadline: MonotonicTime? {
-        var next = connectDeadline
-        if let earliestDeadline { next = min(next ?? earliestDeadline, earliestDeadline) }
-        if state == .open, connectContinuation == nil, let interval = options.pingInterval {
-            let ping = pingSentAt.map { $0 + options.pingTimeout } ?? (lastReadAt + interval)
-            next = min(next ?? ping, ping)
-        }
-        return next
+        let own = machine.nextDeadline
+        guard let drain = super.nextDeadline else { return own }
+        return own.map { min($0, drain) } ?? drain
     }
 
     override func tick(now: MonotonicTime) {
-        if let connectDeadline, now >= connectDeadline {
-            fail(.connectFailed("no HTTP/2 connection within \(connectTimeout)"))
-            return
-        }
-        if let earliest = earliestDeadline, now >= earliest { expireRequests(now: now) }
-        guard state == .open, connectContinuation == nil, let interval = options.pingInterval, let session else { return }
-        if let sentAt = pingSentAt {
-            if now >= sentAt + options.pingTimeout {
-                fail(.connectionClosed("the server did not acknowledge a PING within \(options.pingTimeout)"))
-            }
-        } else if now >= lastReadAt + interval {
-            pingSentAt = now
-            _ = nghttp2_submit_ping(session.pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
-            scheduleFlush()
-        }
-    }
-
-    private func expireRequests(now: MonotonicTime) {
-        var next: MonotonicTime?
-        var expired: [HTTP2ClientStream] = []
-        for stream in byToken.values {
-            if stream.deadline <= now {
-                expired.append(stream)
-            } else if next.map({ stream.deadline < $0 }) ?? true {
-                next = stream.deadline
-            }
-        }
-        earliestDeadline = next
-        for stream in expired { abandon(stream, with: HTTP2Error.timeout) }
-    }
-
-    private func failQueued(_ error: HTTP2Error) {
-        for stream in queue[queueHead...] where !stream.isFinished { resume(stream, .failure(error)) }
-        queue.removeAll()
-        queueHead = 0
+        super.tick(now: now)
+        perform(machine.tick(now: now))
+        publishCounts()
     }
 
     // MARK: closing
@@ -377,12 +317,15 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
         fail(.connectionClosed("the connection was closed by the client"))
     }
 
+    /// Resumes `waiter` once the channel has closed and let go of its socket.
+    func whenClosed(_ waiter: CheckedContinuation<Void, Never>) {
+        if isClosed { waiter.resume() } else { closeWaiters.append(waiter) }
+    }
+
     override func didClose(_ error: HTTP2Error) {
-        closeError = error
         shared.usable.store(false, ordering: .relaxed)
         if let continuation = connectContinuation {
             connectContinuation = nil
-            connectDeadline = nil
             var reported = error
             if case .connectionClosed(let message) = error {
                 reported = stateBeforeClose == .handshaking
@@ -391,21 +334,12 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
             }
             continuation.resume(throwing: reported)
         }
-        failQueued(.notProcessed("the connection closed before the request was sent (\(error))"))
-        for stream in Array(active.values) where !stream.isFinished {
-            if stream.endStreamReceived, stream.status >= 200 {
-                resume(stream, .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.body)))
-            } else if let last = goAwayLastStreamID, stream.streamID > last {
-                resume(stream, .failure(HTTP2Error.notProcessed("the server sent GOAWAY with last-stream-id \(last)")))
-            } else if !stream.headersSent {
-                resume(stream, .failure(HTTP2Error.notProcessed("the connection closed before the request was sent (\(error))")))
-            } else if case .connectionClosed = error {
-                resume(stream, .failure(error))
-            } else {
-                resume(stream, .failure(HTTP2Error.connectionClosed(error.description)))
-            }
-        }
-        earliestDeadline = nil
-        loop.stop()
+        perform(machine.closed(error))
+        publishCounts()
+        blocksInUse.removeAll()
+        isClosed = true
+        for waiter in closeWaiters { waiter.resume() }
+        closeWaiters.removeAll()
+        if stopsLoopOnClose { loop.stop() }
     }
 }

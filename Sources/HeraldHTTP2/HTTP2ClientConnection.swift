@@ -1,15 +1,14 @@
 import Synchronization
 
-/// A client HTTP/2 connection over TLS. It owns one event-loop thread that owns the socket,
-/// the SSL object and the nghttp2 session; `send` hops there once and is resumed once.
-/// Many concurrent `send` calls share the connection as separate streams.
+/// A client HTTP/2 connection over TLS, driven by one event loop thread that owns the socket, the
+/// SSL object and the nghttp2 session. Requests cross onto that thread in batches: `send` hands a
+/// whole batch over with one hop and is answered once, with one result per request.
 public final class HTTP2ClientConnection: Sendable {
     public let host: String
     public let port: Int
     private let loop: EventLoop
     private let channel: HTTP2ClientChannel
     private let shared: HTTP2ClientSharedState
-    private let nextToken = Atomic<UInt64>(0)
 
     private init(host: String, port: Int, loop: EventLoop, channel: HTTP2ClientChannel, shared: HTTP2ClientSharedState) {
         self.host = host
@@ -19,47 +18,83 @@ public final class HTTP2ClientConnection: Sendable {
         self.shared = shared
     }
 
-    /// Closing on release stops the loop thread; otherwise it would keep itself alive.
+    /// Closing on release ends the connection (and stops its loop if it has one of its own).
     deinit { close() }
 
     /// Connects, completes TLS (ALPN must select "h2") and waits for the server's SETTINGS, so
     /// the returned connection already knows the peer's MAX_CONCURRENT_STREAMS.
-    public static func connect(host: String, port: Int, tls: TLSConfiguration, timeout: Duration,
-                               options: HTTP2ClientOptions = HTTP2ClientOptions()) async throws -> HTTP2ClientConnection {
-        let context = try TLSContext(client: tls)
-        let loop = EventLoop(name: "h2-client \(host):\(port)")
+    ///
+    /// - Parameters:
+    ///   - tls: the credential's loaded TLS setup, shared with the other connections that use it.
+    ///   - loops: the loops to run on; nil gives the connection a loop thread of its own.
+    /// - Throws: `HTTP2Error.connectFailed`, `.tls` or `.alpnNotNegotiated`.
+    public static func connect(host: String, port: Int, tls: HTTP2ClientTLS, timeout: Duration,
+                               options: HTTP2ClientOptions = HTTP2ClientOptions(),
+                               loops: HTTP2EventLoops? = nil) async throws -> HTTP2ClientConnection {
+        let loop = loops?.next() ?? EventLoop(name: "h2-client \(host):\(port)")
         let shared = HTTP2ClientSharedState()
-        let channel = HTTP2ClientChannel(loop: loop, tlsContext: context, options: options, shared: shared)
+        let channel = HTTP2ClientChannel(loop: loop, tlsContext: tls.context, options: options, connectTimeout: timeout,
+                                         shared: shared, stopsLoopOnClose: loops == nil)
         let connection = HTTP2ClientConnection(host: host, port: port, loop: loop, channel: channel, shared: shared)
-        let serverName = tls.serverName ?? host
+        let serverName = tls.configuration.serverName ?? host
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let accepted = loop.execute {
-                channel.start(host: host, port: port, serverName: serverName, timeout: timeout, continuation: continuation)
+                channel.start(host: host, port: port, serverName: serverName, continuation: continuation)
             }
             if !accepted { continuation.resume(throwing: HTTP2Error.connectFailed("the event loop is not running")) }
         }
         return connection
     }
 
-    /// Sends one request and waits for its complete response, for at most `timeout` (queueing
-    /// for a free stream included). Errors are `HTTP2Error`s, or `CancellationError`.
-    public func send(_ request: HTTP2Request, timeout: Duration) async throws -> HTTP2Response {
-        try Task.checkCancellation()
-        let token = nextToken.add(1, ordering: .relaxed).newValue
-        let deadline = MonotonicTime.now() + timeout
-        let channel = self.channel
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTP2Response, any Error>) in
-                let accepted = loop.execute {
-                    channel.enqueue(HTTP2ClientStream(token: token, request: request, deadline: deadline, continuation: continuation))
-                }
-                if !accepted {
-                    continuation.resume(throwing: HTTP2Error.notProcessed("the connection is closed; the request was not sent"))
-                }
+    /// Loads `tls` for this one connection; prefer sharing an ``HTTP2ClientTLS`` between connections.
+    public static func connect(host: String, port: Int, tls: TLSConfiguration, timeout: Duration,
+                               options: HTTP2ClientOptions = HTTP2ClientOptions(),
+                               loops: HTTP2EventLoops? = nil) async throws -> HTTP2ClientConnection {
+        try await connect(host: host, port: port, tls: HTTP2ClientTLS(tls), timeout: timeout, options: options, loops: loops)
+    }
+
+    /// Sends a batch of requests and calls `completion` once, on the loop thread, with one result
+    /// per request in order. Each request gets at most `timeout` (waiting for a stream included).
+    ///
+    /// `completion` must return quickly: it runs on the thread that drives the connection.
+    public func send(_ requests: [HTTP2Request], timeout: Duration,
+                     completion: @escaping @Sendable ([Result<HTTP2Response, HTTP2Error>]) -> Void) {
+        _ = submit(requests, timeout: timeout, completion: completion)
+    }
+
+    /// Sends a batch of requests and returns one result per request, in order.
+    public func send(_ requests: [HTTP2Request], timeout: Duration) async -> [Result<HTTP2Response, HTTP2Error>] {
+        guard !requests.isEmpty else { return [] }
+        let handle = CancellableBatch()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<[Result<HTTP2Response, HTTP2Error>], Never>) in
+                handle.start(self.submit(requests, timeout: timeout) { continuation.resume(returning: $0) })
             }
         } onCancel: {
-            loop.execute { channel.cancel(token: token) }
+            handle.cancel()
         }
+    }
+
+    /// Sends one request and waits for its complete response, for at most `timeout` (queueing
+    /// for a free stream included).
+    ///
+    /// - Throws: an `HTTP2Error`; `.cancelled` when the calling task is cancelled.
+    public func send(_ request: HTTP2Request, timeout: Duration) async throws(HTTP2Error) -> HTTP2Response {
+        if Task.isCancelled { throw .cancelled }
+        return try await send([request], timeout: timeout)[0].get()
+    }
+
+    /// Hands a batch to the loop; returns how to cancel it.
+    private func submit(_ requests: [HTTP2Request], timeout: Duration,
+                        completion: @escaping @Sendable ([Result<HTTP2Response, HTTP2Error>]) -> Void) -> @Sendable () -> Void {
+        let deadline = MonotonicTime.now() + timeout
+        let batch = HTTP2ClientBatch(count: requests.count, completion: completion)
+        let channel = self.channel
+        let accepted = loop.execute { channel.enqueue(batch, requests: requests, deadline: deadline) }
+        if !accepted {
+            completion(requests.map { _ in .failure(.notProcessed("the connection is closed; the request was not sent")) })
+        }
+        return { [loop] in _ = loop.execute { channel.cancel(batch) } }
     }
 
     /// The peer's current SETTINGS_MAX_CONCURRENT_STREAMS.
@@ -74,6 +109,9 @@ public final class HTTP2ClientConnection: Sendable {
     /// Requests waiting for a stream slot.
     public var queuedRequests: Int { shared.queuedRequests.load(ordering: .relaxed) }
 
+    /// Responses received so far.
+    public var answeredRequests: Int { shared.answered.load(ordering: .relaxed) }
+
     /// Sends GOAWAY and closes; queued requests fail as `.notProcessed`, open ones as
     /// `.connectionClosed`.
     public func close() {
@@ -85,7 +123,35 @@ public final class HTTP2ClientConnection: Sendable {
     /// session and nghttp2's: a process that exits right after has no thread left inside
     /// OpenSSL while its exit handlers clean up.
     public func shutdown() async {
-        close()
-        await loop.shutdown()
+        let channel = self.channel
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let accepted = loop.execute {
+                channel.closeByClient()
+                channel.whenClosed(continuation)
+            }
+            if !accepted { continuation.resume() }  // the loop stopped, and released the channel with it
+        }
+        if channel.stopsLoopOnClose { await loop.shutdown() }
+    }
+}
+
+/// Cancellation that may arrive before the batch was handed over: it is then applied at hand-off.
+private final class CancellableBatch: Sendable {
+    private let state = Mutex<(cancel: (@Sendable () -> Void)?, cancelled: Bool)>((nil, false))
+
+    func start(_ cancel: @escaping @Sendable () -> Void) {
+        let cancelledAlready = state.withLock { state -> Bool in
+            state.cancel = cancel
+            return state.cancelled
+        }
+        if cancelledAlready { cancel() }
+    }
+
+    func cancel() {
+        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
+            state.cancelled = true
+            return state.cancel
+        }
+        cancel?()
     }
 }

@@ -22,6 +22,8 @@ public enum HTTP2Error: Error, Sendable, Equatable, CustomStringConvertible {
     case protocolError(String)
     /// A configuration value is unusable (missing file, bad password, bad address).
     case invalidConfiguration(String)
+    /// The caller gave up on the request (its task was cancelled); its stream, if any, was reset.
+    case cancelled
 
     /// True when resending on a fresh connection cannot cause a duplicate.
     public var isSafeToRetry: Bool {
@@ -42,6 +44,7 @@ public enum HTTP2Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .queueFull(let limit): return "too many requests waiting for a stream (queue limit \(limit))"
         case .protocolError(let message): return "HTTP/2 protocol error: \(message)"
         case .invalidConfiguration(let message): return "invalid configuration: \(message)"
+        case .cancelled: return "request cancelled by the caller"
         }
     }
 

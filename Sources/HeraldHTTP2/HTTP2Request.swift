@@ -8,15 +8,24 @@ public struct HTTP2Request: Sendable {
     public var authority: String
     public var scheme: String
     public var headers: [HTTP2Header]
+    /// Headers shared with many requests, sent from a block built once (after the pseudo-headers,
+    /// before `headers`).
+    public var sharedHeaders: HTTP2HeaderBlock?
+    /// Headers whose values differ on every request (an `apns-id`): sent never-indexed, so they
+    /// do not push reusable entries out of the peer's HPACK table.
+    public var uniqueHeaders: [HTTP2Header]
     public var body: [UInt8]
 
     public init(method: String = "GET", path: String, authority: String, scheme: String = "https",
-                headers: [HTTP2Header] = [], body: [UInt8] = []) {
+                headers: [HTTP2Header] = [], sharedHeaders: HTTP2HeaderBlock? = nil, uniqueHeaders: [HTTP2Header] = [],
+                body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.authority = authority
         self.scheme = scheme
         self.headers = headers
+        self.sharedHeaders = sharedHeaders
+        self.uniqueHeaders = uniqueHeaders
         self.body = body
     }
 }

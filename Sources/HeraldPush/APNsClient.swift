@@ -7,10 +7,15 @@ import Synchronization
 /// Sends pushes for one app to one APNs environment, over a small pool of HTTP/2 connections.
 ///
 /// Token auth signs one provider token per key, shared by every connection and by every app on
-/// that key (``ProviderTokenSources``); certificate auth presents the
-/// app's client certificate during TLS. Rate limits and server errors are retried with backoff
-/// within the push's deadline; requests the server did not process (GOAWAY, REFUSED_STREAM) are
-/// resent on another connection; anything the server may have processed is never resent.
+/// that key (``ProviderTokenSources``); certificate auth presents the app's client certificate
+/// during TLS, loaded once into one `SSL_CTX` that all of the app's connections share.
+///
+/// A batch of pushes crosses onto the connections' event loops once per attempt round, not once
+/// per push, and is answered once: no task, timer or continuation per push. Deadlines are the
+/// loop's, per stream. Rate limits and server errors are retried with backoff within the push's
+/// deadline (a `429` holds that device token only); requests the server did not process (GOAWAY,
+/// REFUSED_STREAM, still queued when an attempt ran out) are resent on another connection;
+/// anything the server may have processed is never resent.
 public final class APNsClient: Sendable {
     public let appID: String
     public let settings: PushSettings
@@ -21,14 +26,21 @@ public final class APNsClient: Sendable {
     private let authority: String
     private let retry: RetryPolicy
     private let now: @Sendable () -> Date
+    private let loops: HTTP2EventLoops
+    private let ownsLoops: Bool
+    private let backoff = TokenBackoff()
+    private let headerBlocks = Mutex<(jwt: String?, blocks: [HeaderKind: HTTP2HeaderBlock])>((nil, [:]))
 
     /// Loads the credentials; a missing or unreadable key or certificate fails here, not on the
-    /// first push.
+    /// first push. Loading reads files: call it off Swift's cooperative pool (`HTTP2EventLoops.run`).
     ///
-    /// - Parameter tokenSources: where the provider token for a token-auth key comes from; the
-    ///   gateway passes one registry to every client, so apps on one key share its token.
+    /// - Parameters:
+    ///   - tokenSources: where the provider token for a token-auth key comes from; the gateway
+    ///     passes one registry to every client, so apps on one key share its token.
+    ///   - loops: the event loops the connections run on, shared with other clients; nil gives
+    ///     this client one loop of its own, stopped by `close()`.
     public init(appID: String, settings: PushSettings, poolSize: Int = 2, retry: RetryPolicy = RetryPolicy(),
-                tokenSources: ProviderTokenSources = ProviderTokenSources(),
+                tokenSources: ProviderTokenSources = ProviderTokenSources(), loops: HTTP2EventLoops? = nil,
                 now: @escaping @Sendable () -> Date = { Date() }) throws {
         let endpoint = try settings.endpoint()
         var tls = TLSConfiguration(trustRoots: settings.caFile.map { .caFile($0) } ?? .system, serverName: endpoint.host)
@@ -44,8 +56,9 @@ public final class APNsClient: Sendable {
             tls.clientCertificate = try Self.clientCertificate(identity)
             providerTokens = nil
         }
+        let credential: HTTP2ClientTLS
         do {
-            try tls.check()
+            credential = try HTTP2ClientTLS(tls)
         } catch {
             throw HeraldError.invalid("invalidPushCredentials", "cannot load the push credentials: \(error)")
         }
@@ -53,8 +66,10 @@ public final class APNsClient: Sendable {
         self.settings = settings
         self.retry = retry
         self.now = now
+        self.loops = loops ?? HTTP2EventLoops(count: 1, name: "apns \(appID)")
+        ownsLoops = loops == nil
         authority = endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
-        pool = APNsConnectionPool(host: endpoint.host, port: endpoint.port, tls: tls, size: poolSize)
+        pool = APNsConnectionPool(host: endpoint.host, port: endpoint.port, tls: credential, loops: self.loops, size: poolSize)
     }
 
     /// The TLS client identity for certificate auth, from files or uploaded content.
@@ -89,72 +104,155 @@ public final class APNsClient: Sendable {
     }
 
     /// Connections currently open.
-    public var openConnections: Int {
-        get async { await pool.openConnections }
-    }
+    public var openConnections: Int { pool.openConnections }
 
     public func close() async {
         await pool.closeAll()
+        if ownsLoops { await loops.shutdown() }
     }
 
-    /// Sends one push, retrying what is safe to retry, and never waiting past `timeout`.
+    /// Sends one push; see ``send(_:timeout:)-([APNsPush],_)``.
     public func send(_ push: APNsPush, timeout: Duration) async -> PushOutcome {
+        await send([push], timeout: timeout)[0]
+    }
+
+    /// Sends pushes, retrying what is safe to retry, and never waiting past `timeout` for any of
+    /// them. Returns one outcome per push, in order.
+    public func send(_ pushes: [APNsPush], timeout: Duration) async -> [PushOutcome] {
         let deadline = ContinuousClock.now + timeout
-        var attempt = 0
-        // What APNs said last, so a deadline that ends a backoff still reports the real refusal.
-        var lastAnswer: PushOutcome?
-        var resends = 0
-        while true {
-            attempt += 1
-            let remaining = deadline - .now
-            guard remaining > .zero else {
-                return lastAnswer ?? PushOutcome(token: push.token, status: 504, reason: "timeout", attempts: attempt - 1)
+        var outcomes = [PushOutcome?](repeating: nil, count: pushes.count)
+        var pending = pushes.indices.map { PendingPush(index: $0) }
+        while !pending.isEmpty {
+            let now = ContinuousClock.now
+            guard now < deadline, !Task.isCancelled else {
+                let reason = Task.isCancelled ? "cancelled" : "timeout"
+                for push in pending {
+                    outcomes[push.index] = push.lastAnswer
+                        ?? PushOutcome(token: pushes[push.index].token, status: 504, reason: reason, attempts: push.attempts)
+                }
+                break
             }
-            var providerToken: ProviderToken?
-            do {
-                // Connecting counts against the push's deadline too.
-                let connection = try await Self.within(remaining) { [pool] in try await pool.connection() }
-                let remaining = deadline - .now
-                guard remaining > .zero else { throw HTTP2Error.timeout }
-                var headers = push.headers
-                if let providerTokens {
-                    let token = try providerTokens.token(now: now())
-                    providerToken = token
-                    headers.append(("authorization", "bearer \(token.jwt)"))
+            // A token APNs rate-limited waits out its hold; the rest go now.
+            let held = backoff.holds(for: pending.map { pushes[$0.index].token }, now: now)
+            for index in pending.indices {
+                if let until = held[pushes[pending[index].index].token] { pending[index].notBefore = max(pending[index].notBefore, until) }
+            }
+            let due = pending.filter { $0.notBefore <= now }
+            guard !due.isEmpty else {
+                try? await Task.sleep(until: min(pending.map(\.notBefore).min()!, deadline))
+                continue
+            }
+            pending.removeAll { $0.notBefore <= now }
+            let answers = await attempt(due, of: pushes, limit: min(deadline - now, retry.attemptTimeout))
+            for (var push, answer) in zip(due, answers) {
+                push.attempts += 1
+                switch judge(answer, for: &push, token: pushes[push.index].token) {
+                case .done(let outcome): outcomes[push.index] = outcome
+                case .again: pending.append(push)
                 }
-                let request = HTTP2Request(method: "POST", path: push.path, authority: authority, headers: headers,
-                                           body: [UInt8](push.payload))
-                let outcome = Self.outcome(of: try await connection.send(request, timeout: remaining), push: push,
-                                           attempts: attempt)
-                if outcome.apnsReason == .tooManyProviderTokenUpdates { providerTokens?.refusedAsTooFrequent() }
-                if outcome.succeeded || attempt >= retry.maximumAttempts { return outcome }
-                if outcome.apnsReason == .expiredProviderToken, let providerToken {
-                    // Renew only if the token is old enough; otherwise report the refusal.
-                    if providerTokens?.expired(providerToken, now: now()) == true { continue }
-                    return outcome
+            }
+        }
+        return outcomes.map { $0! }
+    }
+
+    /// One push's progress through its attempts.
+    private struct PendingPush {
+        let index: Int
+        var attempts = 0
+        var resends = 0
+        /// What APNs said last, so a deadline that ends a backoff still reports the real refusal.
+        var lastAnswer: PushOutcome?
+        var notBefore = ContinuousClock.Instant.now
+        /// The connection that did not process it last time; a resend prefers another.
+        var avoid: ObjectIdentifier?
+    }
+
+    /// What one attempt produced for one push.
+    private struct Answer {
+        var result: Result<HTTP2Response, HTTP2Error>
+        var connection: ObjectIdentifier?
+        var providerToken: ProviderToken?
+    }
+
+    private enum Verdict {
+        case done(PushOutcome)
+        case again
+    }
+
+    /// Sends `due` once: one provider token and one header block per push kind for the round, the
+    /// batch split over the pool's connections, one wait for all their answers.
+    private func attempt(_ due: [PendingPush], of pushes: [APNsPush], limit: Duration) async -> [Answer] {
+        let providerToken: ProviderToken?
+        do {
+            providerToken = try providerTokens?.token(now: now())
+        } catch {
+            return due.map { _ in Answer(result: .failure(.invalidConfiguration("cannot sign the provider token: \(error)"))) }
+        }
+        let blocks = headerBlocks(for: Set(due.map { HeaderKind(pushes[$0.index]) }), jwt: providerToken?.jwt)
+        let requests = due.map { pending -> HTTP2Request in
+            let push = pushes[pending.index]
+            return HTTP2Request(method: "POST", path: push.path, authority: authority, headers: push.ownHeaders,
+                                sharedHeaders: blocks[HeaderKind(push)], uniqueHeaders: [("apns-id", push.id)],
+                                body: [UInt8](push.payload))
+        }
+        let shares: [(HTTP2ClientConnection, Int)]
+        do {
+            shares = try await pool.assign(requests.count, avoiding: Set(due.compactMap(\.avoid)), limit: limit)
+        } catch {
+            let failure = error as? HTTP2Error ?? .connectFailed("\(error)")
+            return due.map { _ in Answer(result: .failure(failure)) }
+        }
+        let results = await withCheckedContinuation { (continuation: CheckedContinuation<[Answer], Never>) in
+            let join = AnswerJoin(count: requests.count, continuation: continuation)
+            var start = 0
+            for (connection, count) in shares {
+                let range = start..<(start + count)
+                start += count
+                let id = ObjectIdentifier(connection)
+                connection.send(Array(requests[range]), timeout: limit) { results in
+                    join.deliver(results.map { Answer(result: $0, connection: id, providerToken: providerToken) }, at: range.lowerBound)
                 }
-                guard outcome.apnsReason?.isRetriable == true else { return outcome }
-                lastAnswer = outcome
-                try await Task.sleep(for: min(retry.delay(afterAttempt: attempt), deadline - .now))
-            } catch let error as HTTP2Error {
-                switch error {
-                case .notProcessed where resends < Self.maximumResends:
-                    // Not processed by the server: resending cannot duplicate, so it does not use up
-                    // a retry; the deadline and this cap bound it.
-                    resends += 1
-                    attempt -= 1
-                    continue
-                case .connectFailed where attempt < retry.maximumAttempts, .queueFull where attempt < retry.maximumAttempts:
-                    try? await Task.sleep(for: min(retry.delay(afterAttempt: attempt), max(.zero, deadline - .now)))
-                case .timeout:
-                    return lastAnswer ?? PushOutcome(token: push.token, status: 504, reason: "timeout", attempts: attempt)
-                default:
-                    return PushOutcome(token: push.token, status: 502, reason: Self.reason(for: error), attempts: attempt)
-                }
-            } catch is CancellationError {
-                return PushOutcome(token: push.token, status: 504, reason: "cancelled", attempts: attempt)
-            } catch {
-                return PushOutcome(token: push.token, status: 500, reason: "\(error)", attempts: attempt)
+            }
+        }
+        return results
+    }
+
+    /// Turns one attempt's answer into a final outcome, or into another try (with its wait).
+    private func judge(_ answer: Answer, for push: inout PendingPush, token: String) -> Verdict {
+        switch answer.result {
+        case .success(let response):
+            let outcome = Self.outcome(of: response, token: token, attempts: push.attempts)
+            if outcome.apnsReason == .tooManyProviderTokenUpdates { providerTokens?.refusedAsTooFrequent() }
+            if outcome.succeeded || push.attempts >= retry.maximumAttempts { return .done(outcome) }
+            if outcome.apnsReason == .expiredProviderToken, let used = answer.providerToken {
+                // Renew only if the token is old enough; otherwise report the refusal.
+                return providerTokens?.expired(used, now: now()) == true ? .again : .done(outcome)
+            }
+            guard outcome.apnsReason?.isRetriable == true else { return .done(outcome) }
+            push.lastAnswer = outcome
+            push.notBefore = .now + retry.delay(afterAttempt: push.attempts)
+            if outcome.apnsReason == .tooManyRequests { backoff.hold(token, until: push.notBefore) }
+            return .again
+        case .failure(let error):
+            switch error {
+            case .notProcessed where push.resends < Self.maximumResends:
+                // Not processed by the server: resending cannot duplicate, so it does not use up
+                // an attempt; the deadline and this cap bound it.
+                push.resends += 1
+                push.attempts -= 1
+                push.avoid = answer.connection
+                push.notBefore = .now + retry.resendDelay(afterResend: push.resends)
+                return .again
+            case .connectFailed where push.attempts < retry.maximumAttempts,
+                 .queueFull where push.attempts < retry.maximumAttempts:
+                push.notBefore = .now + retry.delay(afterAttempt: push.attempts)
+                return .again
+            case .timeout:
+                return .done(push.lastAnswer ?? PushOutcome(token: token, status: 504, reason: "timeout", attempts: push.attempts))
+            case .cancelled:
+                return .done(PushOutcome(token: token, status: 504, reason: "cancelled", attempts: push.attempts))
+            default:
+                return .done(PushOutcome(token: token, status: 502, reason: Self.reason(for: error), attempts: push.attempts))
             }
         }
     }
@@ -162,34 +260,45 @@ public final class APNsClient: Sendable {
     /// Resends of requests the server did not process (GOAWAY, REFUSED_STREAM) allowed per push.
     static let maximumResends = 20
 
-    /// Waits for `body` at most `limit`, then fails with `HTTP2Error.timeout`.
-    ///
-    /// `body` is left to finish on its own: a connection still being opened joins the pool and
-    /// serves later pushes, while this push stops waiting for it.
-    static func within<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let first = FirstResult(continuation)
-            let timer = Task {
-                guard (try? await Task.sleep(for: limit)) != nil else { return }
-                first.resume(with: .failure(HTTP2Error.timeout))
-            }
-            Task {
-                let result: Result<T, any Error>
-                do { result = .success(try await body()) } catch { result = .failure(error) }
-                // No timer may outlive the wait it guards.
-                timer.cancel()
-                first.resume(with: result)
-            }
+    /// Pushes of one kind share their headers' encoding.
+    private struct HeaderKind: Hashable {
+        var type: String, topic: String, priority: Int
+
+        init(_ push: APNsPush) {
+            (type, topic, priority) = (push.type.rawValue, push.topic, push.priority)
         }
     }
 
-    static func outcome(of response: HTTP2Response, push: APNsPush, attempts: Int) -> PushOutcome {
-        let apnsID = response.header("apns-id") ?? push.id
+    /// The shared header block per push kind for the current provider token, built once per
+    /// token and kind.
+    private func headerBlocks(for kinds: Set<HeaderKind>, jwt: String?) -> [HeaderKind: HTTP2HeaderBlock] {
+        headerBlocks.withLock { cache in
+            if cache.jwt != jwt { cache = (jwt, [:]) }
+            var result: [HeaderKind: HTTP2HeaderBlock] = [:]
+            for kind in kinds {
+                if let block = cache.blocks[kind] {
+                    result[kind] = block
+                    continue
+                }
+                var headers: [HTTP2Header] = [("apns-push-type", kind.type), ("apns-topic", kind.topic),
+                                              ("apns-priority", String(kind.priority))]
+                if let jwt { headers.insert(("authorization", "bearer \(jwt)"), at: 0) }
+                let block = HTTP2HeaderBlock(headers)
+                cache.blocks[kind] = block
+                result[kind] = block
+            }
+            return result
+        }
+    }
+
+    /// Reads `:status` and `apns-id`; the body is parsed only when APNs refused the push.
+    static func outcome(of response: HTTP2Response, token: String, attempts: Int) -> PushOutcome {
+        let apnsID = response.header("apns-id")
         guard response.status != 200 else {
-            return PushOutcome(token: push.token, status: 200, apnsID: apnsID, attempts: attempts)
+            return PushOutcome(token: token, status: 200, apnsID: apnsID, attempts: attempts)
         }
         let body = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-        return PushOutcome(token: push.token, status: response.status, apnsID: apnsID,
+        return PushOutcome(token: token, status: response.status, apnsID: apnsID,
                            reason: body?["reason"] as? String ?? "HTTP\(response.status)",
                            timestamp: (body?["timestamp"] as? NSNumber)?.int64Value, attempts: attempts)
     }
@@ -207,23 +316,28 @@ public final class APNsClient: Sendable {
         case .queueFull: return "queueFull"
         case .protocolError: return "protocolError"
         case .invalidConfiguration: return "invalidConfiguration"
+        case .cancelled: return "cancelled"
         }
     }
 }
 
-/// Resumes a continuation with whichever result arrives first, and ignores the rest.
-private final class FirstResult<T: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+/// Gathers the answers of one attempt round from several connections' loops and resumes the
+/// round's one continuation when the last arrives.
+private final class AnswerJoin<Answer: Sendable>: Sendable {
+    private let state: Mutex<(answers: [Answer?], missing: Int, continuation: CheckedContinuation<[Answer], Never>?)>
 
-    init(_ continuation: CheckedContinuation<T, any Error>) {
-        self.continuation = Mutex(continuation)
+    init(count: Int, continuation: CheckedContinuation<[Answer], Never>) {
+        state = Mutex((Array(repeating: nil, count: count), count, continuation))
     }
 
-    func resume(with result: Result<T, any Error>) {
-        continuation.withLock { pending in
-            let waiting = pending
-            pending = nil
-            return waiting
-        }?.resume(with: result)
+    func deliver(_ answers: [Answer], at offset: Int) {
+        let finished = state.withLock { state -> ([Answer], CheckedContinuation<[Answer], Never>)? in
+            for (index, answer) in answers.enumerated() { state.answers[offset + index] = answer }
+            state.missing -= answers.count
+            guard state.missing == 0, let continuation = state.continuation else { return nil }
+            state.continuation = nil
+            return (state.answers.map { $0! }, continuation)
+        }
+        if let (answers, continuation) = finished { continuation.resume(returning: answers) }
     }
 }

@@ -1,59 +1,118 @@
 import HeraldHTTP2
+import Synchronization
 
 /// A few multiplexed HTTP/2 connections to one APNs endpoint, opened on demand and replaced when
-/// they die. Each carries up to the server's MAX_CONCURRENT_STREAMS; a new one is opened only
-/// when every open one is full, up to `size`.
-actor APNsConnectionPool {
+/// they die. A batch is spread over them by free streams (the server's MAX_CONCURRENT_STREAMS
+/// less what each carries); a new connection opens only when every open one is full, up to `size`.
+///
+/// Two rules keep it from opening connections it does not need:
+/// - a fresh connection's one-stream start (APNs allows one stream until the first answer) counts
+///   as room, not as full, so a burst on a new pool waits for the limit to rise;
+/// - a resend after GOAWAY or REFUSED_STREAM avoids the connection that did not process it.
+final class APNsConnectionPool: Sendable {
+    private struct State {
+        var connections: [HTTP2ClientConnection] = []
+        var opening: Task<HTTP2ClientConnection, any Error>?
+    }
+
     private let host: String
     private let port: Int
-    private let tls: TLSConfiguration
+    private let tls: HTTP2ClientTLS
+    private let loops: HTTP2EventLoops
     private let size: Int
     private let connectTimeout: Duration
-    private var connections: [HTTP2ClientConnection] = []
-    private var opening: Task<HTTP2ClientConnection, any Error>?
+    private let state = Mutex(State())
 
-    init(host: String, port: Int, tls: TLSConfiguration, size: Int, connectTimeout: Duration = .seconds(10)) {
+    init(host: String, port: Int, tls: HTTP2ClientTLS, loops: HTTP2EventLoops, size: Int,
+         connectTimeout: Duration = .seconds(10)) {
         self.host = host
         self.port = port
         self.tls = tls
+        self.loops = loops
         self.size = max(1, size)
         self.connectTimeout = connectTimeout
     }
 
-    /// The least busy usable connection, or a new one when all are full and there is room.
-    func connection() async throws -> HTTP2ClientConnection {
-        connections.removeAll { !$0.isUsable }
-        let least = connections.min { load($0) < load($1) }
-        if let least, load(least) < least.maxConcurrentStreams || connections.count >= size {
-            return least
+    /// Splits `count` requests over usable connections, opening one if all are full.
+    ///
+    /// - Parameters:
+    ///   - avoiding: connections that just failed to process some of these requests; used only
+    ///     when no other connection can be had.
+    ///   - limit: how long a connection this call opens may take (the round's time left).
+    /// - Returns: for each connection used, how many of the requests it takes, in order.
+    /// - Throws: the connect error when there is no usable connection and none could be opened.
+    func assign(_ count: Int, avoiding: Set<ObjectIdentifier> = [], limit: Duration) async throws -> [(HTTP2ClientConnection, Int)] {
+        let opening: Task<HTTP2ClientConnection, any Error>? = state.withLock { state in
+            state.connections.removeAll { !$0.isUsable }
+            let candidates = state.connections.filter { !avoiding.contains(ObjectIdentifier($0)) }
+            let room = candidates.reduce(0) { $0 + Self.room(on: $1) }
+            guard room < count, state.connections.count < size else { return nil }
+            if candidates.contains(where: Self.isStarting) { return nil }
+            if let opening = state.opening { return opening }
+            let (host, port, tls, timeout, loops) = (self.host, self.port, self.tls, min(connectTimeout, limit), self.loops)
+            let task = Task { try await HTTP2ClientConnection.connect(host: host, port: port, tls: tls, timeout: timeout, loops: loops) }
+            state.opening = task
+            return task
         }
         if let opening {
-            return try await opening.value
+            do {
+                let connection = try await opening.value
+                state.withLock { state in
+                    if state.opening == opening { state.opening = nil }
+                    if !state.connections.contains(where: { $0 === connection }) { state.connections.append(connection) }
+                }
+            } catch {
+                state.withLock { state in if state.opening == opening { state.opening = nil } }
+                if state.withLock({ $0.connections.isEmpty }) { throw error }
+            }
         }
-        let (host, port, tls, timeout) = (self.host, self.port, self.tls, connectTimeout)
-        let task = Task { try await HTTP2ClientConnection.connect(host: host, port: port, tls: tls, timeout: timeout) }
-        opening = task
-        do {
-            let connection = try await task.value
-            opening = nil
-            connections.append(connection)
-            return connection
-        } catch {
-            opening = nil
-            throw error
-        }
+        let connections = state.withLock { state in state.connections.filter(\.isUsable) }
+        let preferred = connections.filter { !avoiding.contains(ObjectIdentifier($0)) }
+        let chosen = preferred.isEmpty ? connections : preferred
+        guard !chosen.isEmpty else { throw HTTP2Error.connectFailed("no usable connection to \(host):\(port)") }
+        return Self.split(count, over: chosen)
     }
 
-    var openConnections: Int { connections.filter(\.isUsable).count }
+    /// Fills free streams first, most room first; what does not fit is queued evenly.
+    static func split(_ count: Int, over connections: [HTTP2ClientConnection]) -> [(HTTP2ClientConnection, Int)] {
+        var shares = connections.map { (connection: $0, room: room(on: $0), share: 0) }
+        shares.sort { $0.room > $1.room }
+        var left = count
+        for index in shares.indices where left > 0 {
+            let take = min(left, shares[index].room)
+            shares[index].share += take
+            left -= take
+        }
+        if left > 0 {
+            let each = left / shares.count, extra = left % shares.count
+            for index in shares.indices { shares[index].share += each + (index < extra ? 1 : 0) }
+        }
+        return shares.filter { $0.share > 0 }.map { ($0.connection, $0.share) }
+    }
 
-    /// Closes every connection and waits until each one's loop thread let go of it.
+    /// Free streams on a connection; a fresh one in its one-stream start counts as roomy, since its
+    /// limit rises with the first answer.
+    private static func room(on connection: HTTP2ClientConnection) -> Int {
+        let load = connection.openStreams + connection.queuedRequests
+        let limit = isStarting(connection) ? startingRoom : connection.maxConcurrentStreams
+        return max(0, limit - load)
+    }
+
+    private static func isStarting(_ connection: HTTP2ClientConnection) -> Bool {
+        connection.maxConcurrentStreams <= 1 && connection.answeredRequests == 0
+    }
+
+    /// What a connection in its one-stream start is expected to take (APNs raises 1 to about 1,000).
+    static let startingRoom = 500
+
+    var openConnections: Int { state.withLock { $0.connections.filter(\.isUsable).count } }
+
+    /// Closes every connection and waits until each one's loop let go of it.
     func closeAll() async {
-        let closing = connections
-        connections.removeAll()
+        let closing = state.withLock { state in
+            defer { state.connections.removeAll() }
+            return state.connections
+        }
         for connection in closing { await connection.shutdown() }
-    }
-
-    private func load(_ connection: HTTP2ClientConnection) -> Int {
-        connection.openStreams + connection.queuedRequests
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldCrypto
+import HeraldHTTP2
 import Logging
 import Metrics
 
@@ -35,6 +36,8 @@ public actor PushGateway {
     private var clients: [String: APNsClient] = [:]
     /// One provider token per signing key, whichever apps and settings use it.
     private let tokenSources = ProviderTokenSources()
+    /// The event loops every app's connections share, one per core.
+    private let loops = HTTP2EventLoops(name: "apns")
     private let tooFrequentTokens = Counter(label: "herald_provider_token_too_many_updates_total")
 
     public init(ledger: any TokenLedger, configuration: Configuration = Configuration(),
@@ -53,8 +56,16 @@ public actor PushGateway {
         // Checked on every load, not only when the settings are stored: a symlink may have moved.
         try configuration.credentialPolicy.check(settings)
         do {
-            let client = try APNsClient(appID: app.id, settings: settings, poolSize: configuration.connectionsPerApp,
-                                        tokenSources: tokenSources)
+            // Loading reads key and certificate files: on a loop thread, off the cooperative pool.
+            let (poolSize, tokenSources, loops) = (configuration.connectionsPerApp, self.tokenSources, self.loops)
+            let client = try await loops.run {
+                try APNsClient(appID: app.id, settings: settings, poolSize: poolSize, tokenSources: tokenSources, loops: loops)
+            }
+            // Another call may have loaded the same settings meanwhile: keep one client.
+            if let existing = clients[app.id], existing.settings == settings {
+                await client.close()
+                return existing
+            }
             if let old = clients.updateValue(client, forKey: app.id) { await old.close() }
             return client
         } catch let error as HeraldError {
@@ -80,24 +91,32 @@ public actor PushGateway {
         // Known-dead tokens are not sent: one ledger call for the whole batch.
         let dead = await ledger.invalid(appID: app.id, among: Set(pushes.map(\.token)))
         var outcomes = [PushOutcome?](repeating: nil, count: pushes.count)
-        await withTaskGroup(of: (Int, PushOutcome).self) { group in
-            var next = 0
-            func startNext() -> Bool {
-                while next < pushes.count, dead.contains(pushes[next].token) {
-                    outcomes[next] = PushOutcome(token: pushes[next].token, status: 410, reason: "tokenInvalidated", attempts: 0)
-                    next += 1
-                }
-                guard next < pushes.count else { return false }
-                let index = next
-                let push = pushes[index]
-                next += 1
-                group.addTask { (index, await client.send(push, timeout: timeout)) }
-                return true
+        var live: [Int] = []
+        for (index, push) in pushes.enumerated() {
+            if dead.contains(push.token) {
+                outcomes[index] = PushOutcome(token: push.token, status: 410, reason: "tokenInvalidated", attempts: 0)
+            } else {
+                live.append(index)
             }
-            for _ in 0..<configuration.concurrency where startNext() {}
-            for await (index, outcome) in group {
-                outcomes[index] = outcome
-                _ = startNext()
+        }
+        // Batches of `concurrency`, two in flight, so one batch's slowest push does not idle the
+        // connections: one task per batch, never one per push.
+        let chunks = stride(from: 0, to: live.count, by: max(1, configuration.concurrency / 2)).map {
+            Array(live[$0..<min($0 + max(1, configuration.concurrency / 2), live.count)])
+        }
+        await withTaskGroup(of: ([Int], [PushOutcome]).self) { group in
+            var next = 0
+            func startNext() {
+                guard next < chunks.count else { return }
+                let chunk = chunks[next]
+                next += 1
+                group.addTask { (chunk, await client.send(chunk.map { pushes[$0] }, timeout: timeout)) }
+            }
+            startNext()
+            startNext()
+            for await (chunk, results) in group {
+                for (index, outcome) in zip(chunk, results) { outcomes[index] = outcome }
+                startNext()
             }
         }
         let results = outcomes.map { $0! }
@@ -121,5 +140,6 @@ public actor PushGateway {
     public func shutdown() async {
         for client in clients.values { await client.close() }
         clients.removeAll()
+        await loops.shutdown()
     }
 }

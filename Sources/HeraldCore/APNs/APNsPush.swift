@@ -67,8 +67,18 @@ public struct APNsPush: Hashable, Sendable {
 
     /// The request headers, in APNs' names.
     public var headers: [(name: String, value: String)] {
-        var headers = [("apns-push-type", type.rawValue), ("apns-topic", topic), ("apns-priority", String(priority)),
-                       ("apns-id", id)]
+        kindHeaders + [("apns-id", id)] + ownHeaders
+    }
+
+    /// The headers every push of this kind (type, topic, priority) shares with its siblings: a
+    /// sender can encode them once for many pushes.
+    public var kindHeaders: [(name: String, value: String)] {
+        [("apns-push-type", type.rawValue), ("apns-topic", topic), ("apns-priority", String(priority))]
+    }
+
+    /// The headers that may differ from push to push of one kind, besides `apns-id`.
+    public var ownHeaders: [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
         if let expiration { headers.append(("apns-expiration", String(expiration))) }
         if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
         return headers
