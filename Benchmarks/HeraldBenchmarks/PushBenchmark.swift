@@ -1,7 +1,7 @@
 import Foundation
 
-/// Push gateway throughput and latency to the sandbox over loopback TLS, with 1 and 4
-/// connections, against `h2load` sending the same requests to the same sandbox (the HTTP/2
+/// Push gateway throughput and latency over loopback TLS, with 1 and 4 connections, to the
+/// sandbox and to nghttpd, against `h2load` sending the same requests to the same server (the HTTP/2
 /// client ceiling on this machine); and the pushing process's memory over the run.
 enum PushBenchmark {
     static let goalRatio = 0.9
@@ -18,37 +18,47 @@ enum PushBenchmark {
             throw OptionsError("h2load is missing (Debian: apt-get install nghttp2-client)")
         }
         let certificates = URL(fileURLWithPath: options.certificates).standardizedFileURL.path
+        var rows: [ResultRow] = []
         let sandbox = try SandboxProcess(herald: options.herald, certificates: certificates)
-        defer { sandbox.stop() }
         progress("push: \(sandbox.kind) on 127.0.0.1:\(sandbox.port)")
+        rows += try compare(target: "sandbox", port: sandbox.port, pid: sandbox.pid, certificates: certificates, options: options)
+        sandbox.stop()
+        guard ChildProcess.hasTool("nghttpd") else {
+            throw OptionsError("nghttpd is missing (Debian: apt-get install nghttp2-server)")
+        }
+        let nghttpd = try NghttpdProcess(certificates: certificates, scratch: options.scratch)
+        defer { nghttpd.stop() }
+        progress("push: nghttpd on 127.0.0.1:\(nghttpd.port)")
+        rows += try compare(target: "nghttpd", port: nghttpd.port, pid: nghttpd.pid, certificates: certificates, options: options)
+        return rows
+    }
 
+    /// h2load, then Herald's client in a fresh process, against one server, for each connection count.
+    static func compare(target: String, port: Int, pid: Int32, certificates: String, options: Options) throws -> [ResultRow] {
         var rows: [ResultRow] = []
         for connections in options.pushConnections {
             let streams = options.streams, pushes = options.pushes
             let shape = "\(connections) connection\(connections == 1 ? "" : "s") × \(streams) streams"
-            progress("push: h2load, \(shape), \(Format.grouped(pushes)) requests")
-            var cpu = CPUShare(sandbox: sandbox.pid)
-            let reference = try H2Load.run(port: sandbox.port, certificates: certificates, connections: connections,
+            progress("push → \(target): h2load, \(shape), \(Format.grouped(pushes)) requests")
+            var cpu = CPUShare(sandbox: pid)
+            let reference = try H2Load.run(port: port, certificates: certificates, connections: connections,
                                            streams: streams, requests: pushes, scratch: options.scratch)
             let referenceCPU = cpu.next(requests: pushes)
-            progress(String(format: "push: h2load %.0f req/s, %d of %d succeeded, p50 %.3f ms, p99 %.3f ms",
+            progress(String(format: "push → %@: h2load %.0f req/s, %d of %d succeeded, p50 %.3f ms, p99 %.3f ms", target,
                             reference.rate, reference.succeeded, reference.requests,
                             reference.latency.p50 * 1000, reference.latency.p99 * 1000))
-            progress("push: herald APNsClient, \(shape), \(Format.grouped(pushes)) pushes (fresh process)")
+            progress("push → \(target): herald APNsClient, \(shape), \(Format.grouped(pushes)) pushes (fresh process)")
             let herald = try PushProbe.Result(parsing: ChildProcess.runSelf([
-                "push-probe", "--port", "\(sandbox.port)", "--certs", certificates, "--connections", "\(connections)",
+                "push-probe", "--port", "\(port)", "--certs", certificates, "--connections", "\(connections)",
                 "--streams", "\(streams)", "--pushes", "\(pushes)", "--push-timeout", "\(options.pushTimeout)",
             ]))
             let heraldCPU = cpu.next(requests: pushes)
-            progress(String(format: "push: CPU per request: h2load %.0f µs + sandbox %.0f µs; herald %.0f µs + sandbox %.0f µs",
+            progress(String(format: "push → %@: CPU per request: h2load %.0f µs + server %.0f µs; herald %.0f µs + server %.0f µs", target,
                             referenceCPU.client * 1e6, referenceCPU.sandbox * 1e6, heraldCPU.client * 1e6, heraldCPU.sandbox * 1e6))
-            progress(String(format: "push: herald %.0f pushes/s, %d of %d succeeded, %d connection(s) open, p50 %.3f ms, p99 %.3f ms",
-                            herald.rate, herald.succeeded, herald.pushes, herald.connections,
+            progress(String(format: "push → %@: herald %.0f pushes/s, %d of %d succeeded, %d connection(s) open, p50 %.3f ms, p99 %.3f ms",
+                            target, herald.rate, herald.succeeded, herald.pushes, herald.connections,
                             herald.latency.p50 * 1000, herald.latency.p99 * 1000))
-            if let sandboxResident = ResidentMemory.bytes(pid: sandbox.pid) {
-                progress("push: sandbox resident memory now \(Format.megabytes(Double(sandboxResident)))")
-            }
-            rows += self.rows(shape: shape, herald: herald, reference: reference, connections: connections,
+            rows += self.rows(target: target, shape: shape, herald: herald, reference: reference, connections: connections,
                               heraldCPU: heraldCPU, referenceCPU: referenceCPU)
         }
         return rows
@@ -73,12 +83,12 @@ enum PushBenchmark {
         }
     }
 
-    static func rows(shape: String, herald: PushProbe.Result, reference: H2Load.Result, connections: Int,
+    static func rows(target: String, shape: String, herald: PushProbe.Result, reference: H2Load.Result, connections: Int,
                      heraldCPU: (client: Double, sandbox: Double), referenceCPU: (client: Double, sandbox: Double)) -> [ResultRow] {
         func cpu(_ share: (client: Double, sandbox: Double)) -> String {
-            String(format: "CPU/request: client %.0f µs, sandbox %.0f µs", share.client * 1e6, share.sandbox * 1e6)
+            String(format: "CPU/request: client %.0f µs, server %.0f µs", share.client * 1e6, share.sandbox * 1e6)
         }
-        let label = "push → sandbox (TLS, loopback), \(shape), \(Format.count(herald.pushes)) pushes"
+        let label = "push → \(target) (TLS, loopback), \(shape), \(Format.count(herald.pushes)) pushes"
         let failures = herald.pushes - herald.succeeded
         let failureText = failures == 0 ? "0 failed"
             : "\(failures) failed: " + herald.failures.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")

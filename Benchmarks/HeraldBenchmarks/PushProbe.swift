@@ -1,14 +1,18 @@
 import Foundation
 import HeraldCore
+import HeraldHTTP2
 import HeraldPush
+import Synchronization
 
 /// The child-process side of the push benchmark: Herald's APNs client sending `pushes` pushes to
 /// the sandbox, in a fresh process so its resident memory is this work's alone.
 ///
 /// `APNsClient` is what `PushGateway` sends each push through (connection pool, provider token,
-/// retries); it is driven here the way `PushGateway.send` drives it, with a sliding window of
-/// tasks (connections × streams in flight), and each push's round trip is timed from the call to
-/// its outcome. Resident memory is read when a tenth of the pushes are done and again at the end.
+/// retries); it is driven in batches, as `PushGateway.send` drives it: a few batches in flight per
+/// connection (connections × streams pushes in flight), each push timed from its batch's call to
+/// the batch's outcomes. Resident memory is read when a tenth of the pushes are done and again at the end.
+/// Every push carries the template's `apns-id`, as h2load repeats one header set: both sides send
+/// the same constant request.
 ///
 /// One app's pool opens a second connection only when the first is full (the sandbox allows
 /// 1,000 streams, as APNs does), so 400 pushes in flight for one app ride one connection. To
@@ -77,56 +81,102 @@ enum PushProbe {
                     timeout: Duration) async throws -> Result {
         let templates = try (0..<PushFixture.tokens.count).map { try PushFixture.push(token: $0) }
         let settings = PushFixture.settings(port: port, certificates: certificates)
+        // All clients share one set of event loops (one per core), as the gateway's apps do.
+        let loops = HTTP2EventLoops(name: "push-probe")
         let clients = try (0..<connections).map { _ in
-            try APNsClient(appID: PushFixture.bundleID, settings: settings, poolSize: 1)
+            try APNsClient(appID: PushFixture.bundleID, settings: settings, poolSize: 1, loops: loops)
         }
-        let window = connections * streams
         let tenth = max(1, total / 10)
-        var latency = LatencyHistogram()
-        var succeeded = 0
-        var failures: [String: Int] = [:]
-        var residentAtTenth = 0
-        var done = 0
+        let counter = ProbeCounter(total: total, tenth: tenth)
 
+        // Each connection is kept at `streams` in flight by `lanesPerConnection` batches; a lane
+        // sends its next batch when the last one is answered. No task per push.
+        let batch = max(1, streams / lanesPerConnection)
         let stopwatch = Stopwatch()
-        await withTaskGroup(of: (Double, Int, String?).self) { group in
-            var started = 0
-            func startNext() {
-                guard started < total else { return }
-                var push = templates[started % templates.count]
-                push.id = UUID().uuidString.lowercased()
-                let client = clients[started % clients.count]
-                started += 1
-                group.addTask {
-                    let start = ContinuousClock.now
-                    let outcome = await client.send(push, timeout: timeout)
-                    let elapsed = ContinuousClock.now - start
-                    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                    let failure = "\(outcome.status):\(outcome.reason ?? "-")".map { $0.isLetter || $0.isNumber || $0 == ":" ? $0 : "_" }
-                    return (seconds, outcome.status, outcome.succeeded ? nil : String(failure))
+        await withTaskGroup(of: Void.self) { group in
+            for client in clients {
+                for _ in 0..<lanesPerConnection {
+                    group.addTask {
+                        while let range = counter.take(batch) {
+                            let pushes = range.map { templates[$0 % templates.count] }
+                            let start = ContinuousClock.now
+                            let outcomes = await client.send(pushes, timeout: timeout)
+                            let elapsed = ContinuousClock.now - start
+                            counter.record(outcomes, seconds: Double(elapsed.components.seconds)
+                                + Double(elapsed.components.attoseconds) / 1e18)
+                        }
+                    }
                 }
-            }
-            for _ in 0..<window { startNext() }
-            for await (seconds, _, failure) in group {
-                done += 1
-                if let failure {
-                    failures[failure, default: 0] += 1
-                } else {
-                    succeeded += 1
-                    latency.record(seconds)
-                }
-                if done == tenth { residentAtTenth = ResidentMemory.bytes() ?? 0 }
-                startNext()
             }
         }
         let seconds = stopwatch.seconds
         let residentAtEnd = ResidentMemory.bytes() ?? 0
         var open = 0
         for client in clients {
-            open += await client.openConnections
+            open += client.openConnections
             await client.close()
         }
-        return Result(pushes: total, seconds: seconds, succeeded: succeeded, failures: failures, latency: latency,
-                      connections: open, residentAtTenth: residentAtTenth, residentAtEnd: residentAtEnd)
+        await loops.shutdown()
+        let tally = counter.tally
+        return Result(pushes: total, seconds: seconds, succeeded: tally.succeeded, failures: tally.failures,
+                      latency: tally.latency, connections: open, residentAtTenth: tally.residentAtTenth,
+                      residentAtEnd: residentAtEnd)
+    }
+
+    /// Batches in flight per connection; together they keep `streams` requests on the wire.
+    static let lanesPerConnection = 4
+}
+
+/// Hands out push numbers to the lanes and tallies their outcomes (one lock per batch).
+private final class ProbeCounter: Sendable {
+    struct Tally {
+        var next = 0
+        var done = 0
+        var succeeded = 0
+        var failures: [String: Int] = [:]
+        var latency = LatencyHistogram()
+        var residentAtTenth = 0
+    }
+
+    private let total: Int
+    private let tenth: Int
+    private let state = Mutex(Tally())
+
+    init(total: Int, tenth: Int) {
+        self.total = total
+        self.tenth = tenth
+    }
+
+    var tally: Tally { state.withLock { $0 } }
+
+    func take(_ count: Int) -> Range<Int>? {
+        state.withLock { state in
+            guard state.next < total else { return nil }
+            let range = state.next..<min(total, state.next + count)
+            state.next = range.upperBound
+            return range
+        }
+    }
+
+    /// Every push of a batch is answered when the batch is: its time is each push's time.
+    func record(_ outcomes: [PushOutcome], seconds: Double) {
+        let crossedTenth = state.withLock { state -> Bool in
+            let before = state.done
+            state.done += outcomes.count
+            for outcome in outcomes {
+                if outcome.succeeded {
+                    state.succeeded += 1
+                    state.latency.record(seconds)
+                } else {
+                    let failure = "\(outcome.status):\(outcome.reason ?? "-")".map { $0.isLetter || $0.isNumber || $0 == ":" ? $0 : "_" }
+                    state.failures[String(failure), default: 0] += 1
+                }
+            }
+            return before < tenth && state.done >= tenth
+        }
+        if crossedTenth {
+            let resident = ResidentMemory.bytes() ?? 0
+            state.withLock { $0.residentAtTenth = resident }
+        }
     }
 }

@@ -17,12 +17,10 @@ struct HTTP2ClientStateMachine<Request: AnyObject> {
         var connectTimeout: Duration
     }
 
-    enum ConnectionState {
-        case connecting(deadline: MonotonicTime)
-        case open
-        /// GOAWAY received: streams at or below `lastStreamID` still get their answers.
-        case goingAway(lastStreamID: HTTP2StreamID, errorCode: UInt32)
-        case closed(HTTP2Error)
+    enum Phase {
+        case connecting
+        /// `goingAway`: GOAWAY received; streams at or below its last-stream-id still get answers.
+        case open, goingAway, closed
     }
 
     enum Action {
@@ -45,7 +43,11 @@ struct HTTP2ClientStateMachine<Request: AnyObject> {
     }
 
     let configuration: Configuration
-    private(set) var state: ConnectionState
+    private(set) var phase: Phase = .connecting
+    private let connectDeadline: MonotonicTime
+    /// The lowest last-stream-id of the GOAWAYs received: nothing above it was processed.
+    private(set) var lastStreamIDPromised: HTTP2StreamID?
+    private var closeError: HTTP2Error?
     /// FIFO of requests waiting for a stream; cancelled ones become nil and are skipped.
     private var queue: [Waiting?] = []
     private var queueHead = 0
@@ -60,7 +62,7 @@ struct HTTP2ClientStateMachine<Request: AnyObject> {
 
     init(configuration: Configuration, now: MonotonicTime) {
         self.configuration = configuration
-        state = .connecting(deadline: now + configuration.connectTimeout)
+        connectDeadline = now + configuration.connectTimeout
         lastReadAt = now
     }
 
@@ -72,18 +74,15 @@ struct HTTP2ClientStateMachine<Request: AnyObject> {
     }
 
     /// True while new requests are accepted.
-    var isUsable: Bool {
-        if case .open = state { return true }
-        return false
-    }
+    var isUsable: Bool { phase == .open }
 
     // MARK: connection events
 
     /// The peer's SETTINGS arrived. Returns true for the first, which completes connecting.
     mutating func settingsReceived(maxConcurrentStreams: Int) -> Bool {
         peerStreamLimit = maxConcurrentStreams
-        guard case .connecting = state else { return false }
-        state = .open
+        guard phase == .connecting else { return false }
+        phase = .open
         return true
     }
 
@@ -99,13 +98,10 @@ struct HTTP2ClientStateMachine<Request: AnyObject> {
     /// GOAWAY: queued requests will never be sent here, and open streams above the last one the
     /// server promised to process were not processed. Both may be sent again elsewhere.
     mutating func goAwayReceived(lastStreamID: HTTP2StreamID, errorCode: UInt32) -> [Action] {
-        switch state {
-        case .closed: return []
-        case .goingAway(let earlier, _) where earlier < lastStreamID:
-            state = .goingAway(lastStreamID: earlier, errorCode: errorCode)
-        default:
-            state = .goingAway(lastStreamID: lastStreamID, errorCode: errorCode)
-        }
+        guard phase != .closed else { return [] }
+        phase = .goingAway
+        let lastStreamID = min(lastStreamID, lastStreamIDPromised ?? lastStreamID)
+        lastStreamIDPromised = lastStreamID
         let reason = "the server sent GOAWAY (\(HTTP2Error.errorCodeName(errorCode))) before the request was sent"
         var actions = drainQueue(failingWith: .notProcessed(reason))
         for (id, stream) in open where id > lastStreamID {
@@ -119,25 +115,19 @@ struct HTTP2ClientStateMachine<Request: AnyObject> {
     /// The connection is gone: every request still waiting or open ends, each with what is
     /// known about whether the server processed it.
     mutating func closed(_ error: HTTP2Error) -> [Action] {
-        if case .closed = state { return [] }
+        guard phase != .closed else { return [] }
         let goAway = lastStreamIDPromised
-        state = .closed(error)
         var actions = drainQueue(failingWith: .notProcessed("the connection closed before the request was sent (\(error))"))
-        for (id, stream) in open {
-            let failure: HTTP2Error
-            if let goAway, id > goAway {
-                failure = .notProcessed("the server sent GOAWAY with last-stream-id \(goAway)")
-            } else if !stream.headersSent {
-                failure = .notProcessed("the connection closed before the request was sent (\(error))")
-            } else if case .connectionClosed = error {
-                failure = error
-            } else {
-                failure = .connectionClosed(error.description)
-            }
-            actions.append(.fail(stream.request, failure))
-        }
-        open.removeAll()
+        let streams = open
+        open = [:]
         earliestDeadline = nil
+        for entry in streams {
+            let failure = Self.failure(of: entry.key, headersSent: entry.value.headersSent, closedBy: error,
+                                       lastStreamIDPromised: goAway)
+            actions.append(.fail(entry.value.request, failure))
+        }
+        phase = .closed
+        closeError = error
         return actions
     }
 
@@ -145,9 +135,9 @@ struct HTTP2ClientStateMachine<Request: AnyObject> {
 
     /// Queues a request for a stream. Returns the error that refuses it, or nil when queued.
     mutating func enqueue(_ request: Request, deadline: MonotonicTime) -> HTTP2Error? {
-        switch state {
-        case .closed(let error):
-            return .notProcessed("the connection is closed (\(error)); the request was not sent")
+        switch phase {
+        case .closed:
+            return .notProcessed("the connection is closed (\(closeError.map { "\($0)" } ?? "")); the request was not sent")
         case .goingAway:
             return .notProcessed("the server sent GOAWAY; the request was not sent")
         case .connecting, .open:
@@ -168,7 +158,7 @@ struct HTTP2ClientStateMachine<Request: AnyObject> {
     ///
     /// - Parameter openStream: submits one request and returns its stream id, or why it could not.
     mutating func admit(_ openStream: (Request) -> Result<HTTP2StreamID, HTTP2Error>) -> [Action] {
-        guard case .open = state else { return [] }
+        guard phase == .open else { return [] }
         var actions: [Action] = []
         while open.count < peerStreamLimit, queueHead < queue.count {
             let next = queue[queueHead]
@@ -235,7 +225,7 @@ struct HTTP2ClientStateMachine<Request: AnyObject> {
         func consider(_ time: MonotonicTime?) {
             if let time, next.map({ time < $0 }) ?? true { next = time }
         }
-        if case .connecting(let deadline) = state { consider(deadline) }
+        if phase == .connecting { consider(connectDeadline) }
         consider(earliestDeadline)
         if isAnswering, let interval = configuration.pingInterval {
             consider(pingSentAt.map { $0 + configuration.pingTimeout } ?? (lastReadAt + interval))
@@ -244,7 +234,7 @@ struct HTTP2ClientStateMachine<Request: AnyObject> {
     }
 
     mutating func tick(now: MonotonicTime) -> [Action] {
-        if case .connecting(let deadline) = state, now >= deadline {
+        if phase == .connecting, now >= connectDeadline {
             return [.close(.connectFailed("no HTTP/2 connection within \(configuration.connectTimeout)"))]
         }
         var actions: [Action] = []
@@ -296,18 +286,19 @@ struct HTTP2ClientStateMachine<Request: AnyObject> {
 
     // MARK: helpers
 
-    /// Open or going away: the peer is expected to answer, so silence is worth a PING.
-    private var isAnswering: Bool {
-        switch state {
-        case .open, .goingAway: return true
-        case .connecting, .closed: return false
+    /// How an open stream ends when its connection closes.
+    private static func failure(of id: HTTP2StreamID, headersSent: Bool, closedBy error: HTTP2Error,
+                                lastStreamIDPromised: HTTP2StreamID?) -> HTTP2Error {
+        if let last = lastStreamIDPromised, id > last {
+            return .notProcessed("the server sent GOAWAY with last-stream-id \(last)")
         }
+        if !headersSent { return .notProcessed("the connection closed before the request was sent (\(error))") }
+        if case .connectionClosed = error { return error }
+        return .connectionClosed(error.description)
     }
 
-    private var lastStreamIDPromised: HTTP2StreamID? {
-        if case .goingAway(let last, _) = state { return last }
-        return nil
-    }
+    /// Open or going away: the peer is expected to answer, so silence is worth a PING.
+    private var isAnswering: Bool { phase == .open || phase == .goingAway }
 
     private mutating func drainQueue(failingWith error: HTTP2Error) -> [Action] {
         var actions: [Action] = []
