@@ -36,9 +36,11 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
     private var connectAddresses: [SocketAddress] = []
     private var serverName: String?
     var lastReadAt = MonotonicTime.now()
-    /// A send failed (the peer reset the connection): nothing more is written, but what the peer
-    /// sent before is still read and processed before the channel fails.
-    private var writeFailed = false
+    /// A send failed (the peer closed or reset the connection): nothing more is written, but
+    /// input is still read and processed until the peer's EOF (or a short deadline), so answers
+    /// the peer sent before it closed end their streams; only then does the channel fail.
+    private(set) var writeFailed = false
+    private var writeFailure: (reason: String, deadline: MonotonicTime)?
     /// While draining: when to give up waiting for the peer's close, and the reason to report.
     private var drainDeadline: MonotonicTime?
     private var drainReason: HTTP2Error?
@@ -132,10 +134,11 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
     var fd: Int32 { socket?.fd ?? -1 }
     var wantsRead: Bool { state == .handshaking || state == .open || state == .draining }
     var wantsWrite: Bool { state == .connecting || (!writeFailed && outputOffset < output.count) }
-    var nextDeadline: MonotonicTime? { state == .draining ? drainDeadline : nil }
+    var nextDeadline: MonotonicTime? { state == .draining ? drainDeadline : writeFailure?.deadline }
 
     func tick(now: MonotonicTime) {
         if state == .draining, let drainDeadline, now >= drainDeadline { finishDraining() }
+        if state == .open, let writeFailure, now >= writeFailure.deadline { fail(.connectionClosed(writeFailure.reason)) }
     }
 
     func readable() {
@@ -155,7 +158,7 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
                 scheduleFlush()
                 return
             case .endOfFile:
-                fail(.connectionClosed("the peer closed the connection"))
+                fail(.connectionClosed(writeFailure?.reason ?? "the peer closed the connection"))
                 return
             case .failed(let code):
                 fail(.connectionClosed("read failed: \(errnoString(code))"))
@@ -239,7 +242,7 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
 
     func flushNow() {
         flushScheduled = false
-        guard let tls, state == .open || state == .handshaking else { return }
+        guard let tls, state == .open || state == .handshaking, !writeFailed else { return }
         if state == .open, let session {
             while output.count - outputOffset < HTTP2Channel.outputHighWater, session.wantsWrite {
                 var data: UnsafePointer<UInt8>?
@@ -287,10 +290,15 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
                 output.removeAll()
                 outputOffset = 0
                 writeFailed = true
-                // The peer may have answered before it closed: process what is already buffered,
-                // so those answers end their streams, and fail only what is left.
+                let reason = "write failed: \(errnoString(code))"
+                // The peer may have answered before it closed: read on until its EOF, so those
+                // answers end their streams, and fail only what is left.
                 if state == .open { readBufferedInput() }
-                fail(.connectionClosed("write failed: \(errnoString(code))"))
+                if state == .open {
+                    writeFailure = (reason, MonotonicTime.now() + HTTP2Channel.drainTimeout)
+                    return
+                }
+                fail(.connectionClosed(reason))
                 return
             }
         }

@@ -161,7 +161,9 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
     // MARK: channel hooks
 
     override func flushNow() {
-        let failures = machine.admit { submit($0) }
+        if writeFailed { shared.usable.store(false, ordering: .relaxed) }
+        // Nothing new goes onto a connection that can no longer write.
+        let failures = writeFailed ? [] : machine.admit { submit($0) }
         perform(failures)
         publishCounts()
         super.flushNow()

@@ -32,6 +32,9 @@ final class HTTP2ServerChannel: HTTP2Channel, @unchecked Sendable {
     private var goAwaySent = false
     /// The last stream our GOAWAY promised to process; nothing above it is dispatched.
     private var goAwayLastStreamID: Int32?
+    /// Fault injection: once GOAWAY's streams are answered, close at once, unread input and all
+    /// (the kernel then resets the connection), instead of the graceful close.
+    private var closesAbruptlyAfterGoAway = false
     private let handshakeDeadline: MonotonicTime
 
     init(loop: EventLoop, tlsContext: TLSContext, connectionID: Int, settings: HTTP2ServerSettings,
@@ -72,7 +75,11 @@ final class HTTP2ServerChannel: HTTP2Channel, @unchecked Sendable {
     /// GOAWAY exchanged and every stream answered: close without an RST, which would destroy
     /// answers the client has not read yet.
     override func sessionFinished() {
-        closeGracefully(.connectionClosed("the HTTP/2 session ended"))
+        if closesAbruptlyAfterGoAway {
+            fail(.connectionClosed("closed abruptly after GOAWAY (fault injection)"))
+        } else {
+            closeGracefully(.connectionClosed("the HTTP/2 session ended"))
+        }
     }
 
     // MARK: receiving
@@ -204,7 +211,8 @@ final class HTTP2ServerChannel: HTTP2Channel, @unchecked Sendable {
     }
 
     /// nil means "after the requests already handed to handlers".
-    func goAway(lastStreamID: Int32?, errorCode: UInt32) {
+    func goAway(lastStreamID: Int32?, errorCode: UInt32, thenCloseAbruptly: Bool = false) {
+        closesAbruptlyAfterGoAway = closesAbruptlyAfterGoAway || thenCloseAbruptly
         guard state == .open, let session, !goAwaySent else { return }
         goAwaySent = true
         let last = lastStreamID ?? highestDispatched

@@ -47,6 +47,14 @@ public final class HTTP2ServerConnectionContext: Sendable {
         loop.execute { reference.channel?.goAway(lastStreamID: nil, errorCode: errorCode) }
     }
 
+    /// Like `goAwayAfterCurrent()`, but once those streams are answered the connection is closed
+    /// at once, with the client's unread requests still in the socket (fault injection: the
+    /// client sees its writes fail while the answers sit in its receive buffer).
+    public func goAwayAfterCurrentThenCloseAbruptly() {
+        let reference = channelRef
+        loop.execute { reference.channel?.goAway(lastStreamID: nil, errorCode: 0, thenCloseAbruptly: true) }
+    }
+
     /// Resets a stream instead of answering it (e.g. REFUSED_STREAM = 7 says "not processed");
     /// the handler's eventual response for that stream is discarded.
     public func resetStream(_ streamID: Int32, errorCode: UInt32) {
