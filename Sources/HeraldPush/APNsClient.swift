@@ -29,6 +29,7 @@ public final class APNsClient: Sendable {
     private let loops: HTTP2EventLoops
     private let ownsLoops: Bool
     private let backoff = TokenBackoff()
+    private let accepted = Atomic<Bool>(false)
     private let headerBlocks = Mutex<(jwt: String?, blocks: [HeaderKind: HTTP2HeaderBlock])>((nil, [:]))
 
     /// Loads the credentials; a missing or unreadable key or certificate fails here, not on the
@@ -102,6 +103,10 @@ public final class APNsClient: Sendable {
             return text
         }
     }
+
+    /// True once APNs accepted a push sent with these settings: the environment is right, so a
+    /// `BadDeviceToken` is about the token (``APNsReason/invalidatesToken(environmentConfirmed:)``).
+    public var environmentConfirmed: Bool { accepted.load(ordering: .relaxed) }
 
     /// Connections currently open.
     public var openConnections: Int { pool.openConnections }
@@ -222,7 +227,11 @@ public final class APNsClient: Sendable {
         switch answer.result {
         case .success(let response):
             let outcome = Self.outcome(of: response, token: token, attempts: push.attempts)
+            if outcome.succeeded, !environmentConfirmed { accepted.store(true, ordering: .relaxed) }
             if outcome.apnsReason == .tooManyProviderTokenUpdates { providerTokens?.refusedAsTooFrequent() }
+            // APNs rate-limits this device: hold the token (for later batches too), not the connection.
+            let wait = retry.delay(afterAttempt: push.attempts)
+            if outcome.apnsReason == .tooManyRequests { backoff.hold(token, until: .now + wait) }
             if outcome.succeeded || push.attempts >= retry.maximumAttempts { return .done(outcome) }
             if outcome.apnsReason == .expiredProviderToken, let used = answer.providerToken {
                 // Renew only if the token is old enough; otherwise report the refusal.
@@ -230,8 +239,7 @@ public final class APNsClient: Sendable {
             }
             guard outcome.apnsReason?.isRetriable == true else { return .done(outcome) }
             push.lastAnswer = outcome
-            push.notBefore = .now + retry.delay(afterAttempt: push.attempts)
-            if outcome.apnsReason == .tooManyRequests { backoff.hold(token, until: push.notBefore) }
+            push.notBefore = .now + wait
             return .again
         case .failure(let error):
             switch error {

@@ -127,7 +127,13 @@ public actor PushGateway {
             logger.warning("APNs refused the provider token as updated too often (TooManyProviderTokenUpdates)",
                            metadata: ["app": "\(app.id)", "pushes": "\(tooFrequent)"])
         }
+        let confirmed = client.environmentConfirmed
         for outcome in results where outcome.apnsReason?.invalidatesToken == true {
+            guard outcome.apnsReason?.invalidatesToken(environmentConfirmed: confirmed) == true else {
+                logger.notice("device token kept: BadDeviceToken before these push settings had any push accepted (did the environment just change?)",
+                              metadata: ["app": "\(app.id)", "token": "\(DeviceRules.redacted(token: outcome.token))"])
+                continue
+            }
             let invalidated = await ledger.invalidate(InvalidToken(appID: app.id, token: outcome.token, reason: outcome.reason ?? "",
                                                                    apnsTimestamp: outcome.timestamp, invalidatedAt: Date()))
             logger.notice(invalidated ? "device token invalidated" : "device token kept: registered again after APNs' timestamp",

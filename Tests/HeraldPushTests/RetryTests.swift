@@ -49,6 +49,37 @@ struct RetryTests {
         }
     }
 
+    @Test("429 for one device token holds that token, not the connection: the batch's other pushes go at once, and a later push to the token waits out the hold")
+    func tooManyRequestsHoldsOneToken() async throws {
+        let limited = deviceToken(320)
+        let others = (321..<330).map(deviceToken)
+        try await withSandbox(faults: SandboxFaults(reasons: [limited: .tooManyRequests])) { sandbox in
+            // One attempt, so the 429 is final at once and its hold (200–400 ms) is still running after.
+            let retry = RetryPolicy(initialDelay: .milliseconds(400), maximumAttempts: 1)
+            try await withClient(sandbox.settings(), retry: retry) { client in
+                let outcomes = await client.send(try ([limited] + others).map { try alert(to: $0) }, timeout: .seconds(5))
+                #expect(outcomes[0].status == 429)
+                for outcome in outcomes.dropFirst() {
+                    #expect(outcome.status == 200 && outcome.attempts == 1, "the others were not held back")
+                }
+                #expect(others.allSatisfy { sandbox.inbox($0).count == 1 })
+
+                // The fault is gone, but the token is still held: a push due within the hold is not sent.
+                sandbox.faults = SandboxFaults()
+                let held = await client.send([try alert(to: limited)], timeout: .milliseconds(100))
+                #expect(held[0].status == 504 && held[0].attempts == 0, "held: \(held[0])")
+                #expect(sandbox.inbox(limited).isEmpty)
+                #expect(sandbox.refusals(limited) == 1)
+                // Another token on the same connection goes at once meanwhile.
+                #expect(await client.send([try alert(to: others[0])], timeout: .milliseconds(100))[0].status == 200)
+
+                // After the hold, the token is sent again.
+                let later = await client.send([try alert(to: limited)], timeout: .seconds(2))
+                #expect(later[0].status == 200)
+            }
+        }
+    }
+
     @Test("the waits between retries grow exponentially, are capped, and are jittered into [½, 1] of the step")
     func backoffShape() {
         let policy = RetryPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1), maximumAttempts: 10)

@@ -72,6 +72,8 @@ struct TokenInvalidationTests {
                 let app = sandbox.app()
                 _ = try await store.saveApp(app)
                 try await withPushGateway(ledger: StoredTokenLedger(store: store)) { gateway in
+                    // The environment has accepted a push, so BadDeviceToken is about the token.
+                    #expect(await gateway.send([try alert(to: deviceToken(202))], app: app).first?.status == 200)
                     let first = try #require(await gateway.send([try alert(to: token)], app: app).first)
                     #expect(first.status == reason.status)
                     #expect(first.reason == reason.rawValue)
@@ -90,6 +92,36 @@ struct TokenInvalidationTests {
                     #expect(second.reason == "tokenInvalidated")
                     #expect(sandbox.inbox(token).isEmpty)
                     #expect(sandbox.refusals(token) == 1)
+                }
+            }
+        }
+    }
+
+    @Test("BadDeviceToken before the app's push settings had any push accepted keeps the token; once one is accepted, it counts")
+    func badDeviceTokenAfterEnvironmentChange() async throws {
+        let stale = deviceToken(210), other = deviceToken(211), good = deviceToken(212)
+        try await withStore { store in
+            try await withSandbox(faults: SandboxFaults(reasons: [stale: .badDeviceToken, other: .badDeviceToken])) { sandbox in
+                var app = sandbox.app()
+                _ = try await store.saveApp(app)
+                try await withPushGateway(ledger: StoredTokenLedger(store: store)) { gateway in
+                    // Nothing accepted yet in this environment: the answer is reported, the token kept.
+                    let kept = try #require(await gateway.send([try alert(to: stale)], app: app).first)
+                    #expect(kept.status == 400 && kept.reason == "BadDeviceToken")
+                    #expect(try await store.invalidToken(appID: app.id, token: stale) == nil)
+                    #expect(try await store.feedbackEvents(after: 0, limit: 10).isEmpty)
+
+                    // One accepted push confirms the environment; now BadDeviceToken marks the token dead.
+                    #expect(await gateway.send([try alert(to: good)], app: app).first?.status == 200)
+                    _ = await gateway.send([try alert(to: stale)], app: app)
+                    #expect(try await store.invalidToken(appID: app.id, token: stale)?.reason == "BadDeviceToken")
+
+                    // The environment changes (here: the same sandbox by name): unconfirmed again.
+                    app.push?.environment = "https://localhost:\(sandbox.port)"
+                    let afterChange = try #require(await gateway.send([try alert(to: other)], app: app).first)
+                    #expect(afterChange.reason == "BadDeviceToken")
+                    #expect(try await store.invalidToken(appID: app.id, token: other) == nil,
+                            "a token of the other environment is not wiped by an environment change")
                 }
             }
         }

@@ -68,6 +68,19 @@ public enum APNsReason: String, CaseIterable, Sendable, Codable {
         self == .unregistered || self == .expiredToken || self == .badDeviceToken
     }
 
+    /// Whether this answer marks the token dead, given whether the app's current push settings
+    /// have had a push accepted yet.
+    ///
+    /// `BadDeviceToken` also means "a token of the other environment": right after an app's
+    /// environment changes (development to production, or a mistaken edit), every stored token
+    /// gets it. So it counts only once the environment has accepted a push, which shows the
+    /// environment is right and the token is what is wrong. Until then the token is kept and the
+    /// answer is still reported. `Unregistered` and `ExpiredToken` come only from the token's own
+    /// environment and always count.
+    public func invalidatesToken(environmentConfirmed: Bool) -> Bool {
+        self == .badDeviceToken ? environmentConfirmed : invalidatesToken
+    }
+
     /// Worth sending again after a backoff: rate limits and server trouble.
     ///
     /// `TooManyProviderTokenUpdates` is excluded on purpose: it means the provider token was
