@@ -15,7 +15,7 @@ final class NghttpdProcess {
         docroot = (scratch as NSString).appendingPathComponent("nghttpd-\(UUID().uuidString.prefix(8))")
         let devices = (docroot as NSString).appendingPathComponent("3/device")
         try FileManager.default.createDirectory(atPath: devices, withIntermediateDirectories: true)
-        for token in PushFixture.tokens {
+        for token in PushFixture.tokens + PushFixture.batchTokens {
             FileManager.default.createFile(atPath: (devices as NSString).appendingPathComponent(token), contents: Data())
         }
         port = try unusedLoopbackPort()

@@ -30,6 +30,11 @@ enum PushBenchmark {
         defer { nghttpd.stop() }
         progress("push: nghttpd on 127.0.0.1:\(nghttpd.port)")
         rows += try compare(target: "nghttpd", port: nghttpd.port, pid: nghttpd.pid, certificates: certificates, options: options)
+        if let herald = options.herald.isEmpty ? nil : options.herald, FileManager.default.isExecutableFile(atPath: herald) {
+            rows += try PushAPIBenchmark.run(herald: herald, nghttpdPort: nghttpd.port, certificates: certificates, options: options)
+        } else {
+            progress("push API: skipped, no herald binary (--herald)")
+        }
         return rows
     }
 

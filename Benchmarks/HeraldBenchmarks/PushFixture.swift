@@ -8,6 +8,8 @@ enum PushFixture {
     static let teamID = "DEVTEAM001"
     static let keyID = "DEVKEY0001"
     static let tokens = (0..<4).map { index in String(repeating: String(format: "%02x", 0xa0 + index), count: 32) }
+    /// The 1,000 tokens of one `POST /v1/push` request in the API benchmark.
+    static let batchTokens = (0..<1000).map { String(format: "%056x%08x", 0xb0, $0) }
 
     /// The push to token `index`; Herald gives every push its own `apns-id` when it sends it.
     static func push(token index: Int) throws -> APNsPush {

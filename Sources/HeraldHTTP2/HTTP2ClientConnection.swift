@@ -57,21 +57,24 @@ public final class HTTP2ClientConnection: Sendable {
     /// per request in order. Each request gets at most `timeout` (waiting for a stream included).
     ///
     /// `completion` must return quickly: it runs on the thread that drives the connection.
+    ///
+    /// - Returns: what cancels the batch: its requests end as `.cancelled`, open streams reset.
+    @discardableResult
     public func send(_ requests: [HTTP2Request], timeout: Duration,
-                     completion: @escaping @Sendable ([Result<HTTP2Response, HTTP2Error>]) -> Void) {
-        _ = submit(requests, timeout: timeout, completion: completion)
+                     completion: @escaping @Sendable ([Result<HTTP2Response, HTTP2Error>]) -> Void) -> @Sendable () -> Void {
+        submit(requests, timeout: timeout, completion: completion)
     }
 
     /// Sends a batch of requests and returns one result per request, in order.
     public func send(_ requests: [HTTP2Request], timeout: Duration) async -> [Result<HTTP2Response, HTTP2Error>] {
         guard !requests.isEmpty else { return [] }
-        let handle = CancellableBatch()
+        let cancellation = HTTP2Cancellation()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[Result<HTTP2Response, HTTP2Error>], Never>) in
-                handle.start(self.submit(requests, timeout: timeout) { continuation.resume(returning: $0) })
+                cancellation.add(self.submit(requests, timeout: timeout) { continuation.resume(returning: $0) })
             }
         } onCancel: {
-            handle.cancel()
+            cancellation.cancel()
         }
     }
 
@@ -132,26 +135,5 @@ public final class HTTP2ClientConnection: Sendable {
             if !accepted { continuation.resume() }  // the loop stopped, and released the channel with it
         }
         if channel.stopsLoopOnClose { await loop.shutdown() }
-    }
-}
-
-/// Cancellation that may arrive before the batch was handed over: it is then applied at hand-off.
-private final class CancellableBatch: Sendable {
-    private let state = Mutex<(cancel: (@Sendable () -> Void)?, cancelled: Bool)>((nil, false))
-
-    func start(_ cancel: @escaping @Sendable () -> Void) {
-        let cancelledAlready = state.withLock { state -> Bool in
-            state.cancel = cancel
-            return state.cancelled
-        }
-        if cancelledAlready { cancel() }
-    }
-
-    func cancel() {
-        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
-            state.cancelled = true
-            return state.cancel
-        }
-        cancel?()
     }
 }

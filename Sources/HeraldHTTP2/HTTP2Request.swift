@@ -42,10 +42,11 @@ public struct HTTP2Response: Sendable {
         self.body = body
     }
 
-    /// The first value of a header, compared case-insensitively as HTTP requires.
+    /// The first value of a header, compared case-insensitively as HTTP requires. HTTP/2 sends
+    /// names in lowercase, so an exact match is tried first, without copying any name.
     public func header(_ name: String) -> String? {
-        let lowered = name.lowercased()
-        return headers.first { $0.name.lowercased() == lowered }?.value
+        let lowered = name.utf8.contains { $0 >= 65 && $0 <= 90 } ? name.lowercased() : name
+        return (headers.first { $0.name == lowered } ?? headers.first { $0.name.lowercased() == lowered })?.value
     }
 }
 

@@ -207,19 +207,25 @@ public final class APNsClient: Sendable {
             let failure = error as? HTTP2Error ?? .connectFailed("\(error)")
             return due.map { _ in Answer(result: .failure(failure)) }
         }
-        let results = await withCheckedContinuation { (continuation: CheckedContinuation<[Answer], Never>) in
-            let join = AnswerJoin(count: requests.count, continuation: continuation)
-            var start = 0
-            for (connection, count) in shares {
-                let range = start..<(start + count)
-                start += count
-                let id = ObjectIdentifier(connection)
-                connection.send(Array(requests[range]), timeout: limit) { results in
-                    join.deliver(results.map { Answer(result: $0, connection: id, providerToken: providerToken) }, at: range.lowerBound)
+        // A cancelled caller (a request timeout, a shutdown) cancels the round's streams.
+        let cancellation = HTTP2Cancellation()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<[Answer], Never>) in
+                let join = AnswerJoin(count: requests.count, continuation: continuation)
+                var start = 0
+                for (connection, count) in shares {
+                    let range = start..<(start + count)
+                    start += count
+                    let id = ObjectIdentifier(connection)
+                    cancellation.add(connection.send(Array(requests[range]), timeout: limit) { results in
+                        join.deliver(results.map { Answer(result: $0, connection: id, providerToken: providerToken) },
+                                     at: range.lowerBound)
+                    })
                 }
             }
+        } onCancel: {
+            cancellation.cancel()
         }
-        return results
     }
 
     /// Turns one attempt's answer into a final outcome, or into another try (with its wait).
