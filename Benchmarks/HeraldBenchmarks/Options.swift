@@ -29,6 +29,8 @@ struct Options: Sendable {
     var pushes = 1_000_000
     var streams = 100
     var pushConnections = [1, 4]
+    /// The servers the push benchmark sends to, in order: `sandbox`, `nghttpd`, or both.
+    var pushTargets = ["sandbox", "nghttpd"]
     var herald = ""
     var certificates = "Certs"
     /// For `push-probe`: the sandbox's port and the connections to open.
@@ -56,6 +58,7 @@ struct Options: Sendable {
         usage: herald-bench [all|arming|firing] [--notifications N] [--devices N] [--burst N]
                             [--rate N] [--seconds N] [--rounds N] [--scratch DIR]
                herald-bench push [--pushes N] [--streams N] [--push-connections 1,4] [--push-timeout S]
+                                 [--push-targets sandbox,nghttpd]
                                  [--herald BIN] [--certs DIR] [--scratch DIR]
                herald-bench slow-peer [--certs DIR] [--scratch DIR]
                herald-bench cluster --herald BIN [--cluster-nodes 1,2,3] [--rate N] [--seconds N] [--burst N]
@@ -100,6 +103,11 @@ struct Options: Sendable {
             case "--streams": streams = try Self.positive(value, flag)
             case "--push-connections":
                 pushConnections = try value.split(separator: ",").map { try Self.positive(String($0), flag) }
+            case "--push-targets":
+                pushTargets = value.split(separator: ",").map(String.init)
+                guard !pushTargets.isEmpty, pushTargets.allSatisfy({ $0 == "sandbox" || $0 == "nghttpd" }) else {
+                    throw OptionsError("\(flag) takes sandbox, nghttpd or both, comma-separated")
+                }
             case "--cluster-nodes":
                 clusterNodes = try value.split(separator: ",").map { try Self.positive(String($0), flag) }
             case "--herald": herald = value

@@ -19,10 +19,13 @@ enum PushBenchmark {
         }
         let certificates = URL(fileURLWithPath: options.certificates).standardizedFileURL.path
         var rows: [ResultRow] = []
-        let sandbox = try SandboxProcess(herald: options.herald, certificates: certificates)
-        progress("push: \(sandbox.kind) on 127.0.0.1:\(sandbox.port)")
-        rows += try compare(target: "sandbox", port: sandbox.port, pid: sandbox.pid, certificates: certificates, options: options)
-        sandbox.stop()
+        if options.pushTargets.contains("sandbox") {
+            let sandbox = try SandboxProcess(herald: options.herald, certificates: certificates)
+            progress("push: \(sandbox.kind) on 127.0.0.1:\(sandbox.port)")
+            rows += try compare(target: "sandbox", port: sandbox.port, pid: sandbox.pid, certificates: certificates, options: options)
+            sandbox.stop()
+        }
+        guard options.pushTargets.contains("nghttpd") else { return rows }
         guard ChildProcess.hasTool("nghttpd") else {
             throw OptionsError("nghttpd is missing (Debian: apt-get install nghttp2-server)")
         }
