@@ -64,7 +64,7 @@ enum PushAPIBenchmark {
                     tally.add(succeeded: 0)
                     continue
                 }
-                tally.add(succeeded: String(decoding: response.body, as: UTF8.self).components(separatedBy: "\"status\":200").count - 1)
+                tally.add(succeeded: occurrences(of: succeededMarker, in: response.body))
             }
         }
         let seconds = stopwatch.seconds
@@ -79,6 +79,25 @@ enum PushAPIBenchmark {
             reference: "\(Format.rate(alone.rate, unit: "pushes/s")) APNsClient alone, 2 connections × 100 streams",
             ratio: ratio, goal: "≥ 0.70× the client alone",
             met: pushes >= PushBenchmark.goalMinimumPushes ? (ratio >= goalRatio && succeeded == pushes) : nil)]
+    }
+
+    private static let succeededMarker = Array("\"status\":200".utf8)
+
+    /// How often `needle` occurs in `bytes`: the answer's successful results, counted without
+    /// decoding 1,000 rows per request on the same two cores as the server.
+    private static func occurrences(of needle: [UInt8], in bytes: [UInt8]) -> Int {
+        guard let first = needle.first, bytes.count >= needle.count else { return 0 }
+        var count = 0, index = 0
+        let last = bytes.count - needle.count
+        while index <= last {
+            if bytes[index] == first, bytes[index..<(index + needle.count)].elementsEqual(needle) {
+                count += 1
+                index += needle.count
+            } else {
+                index += 1
+            }
+        }
+        return count
     }
 
     private static func json(_ object: Any) throws -> String {

@@ -76,7 +76,8 @@ struct PushRoutes {
         guard let aps = entry.aps else { return [refusal(.invalid("missingField", "aps is required"), status: 422)] }
 
         let sender = PushSender(services: services, gateway: gateway)
-        return await sender.send(app: app, type: type, tokens: entry.tokens ?? [], devices: entry.devices ?? [], index: index) {
+        return await sender.send(app: app, type: type, tokens: entry.tokens ?? [], devices: entry.devices ?? [], index: index,
+                                 sharedID: entry.id != nil) {
             token throws(HeraldError) in
             try APNsPush(token: token, type: type, bundleID: app.id, topic: entry.topic, priority: entry.priority,
                          expiration: entry.expiration, id: entry.id, collapseID: entry.collapseId, aps: aps,

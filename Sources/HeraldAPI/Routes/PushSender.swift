@@ -19,8 +19,13 @@ struct PushSender {
         var timestamp: Int64?
     }
 
-    /// Sends to every target; `make` builds the push for one token (and may refuse it).
-    func send(app: App, type: APNsPushType, tokens: [String], devices: [String], index: Int,
+    /// Sends to every target; `make` builds the push for one token (and may refuse it). It runs
+    /// until one push is built; the other targets get that push readdressed, so the payload is
+    /// checked and encoded once, not once per token.
+    ///
+    /// - Parameter sharedID: every target's push carries the same `apns-id` (the caller gave one);
+    ///   otherwise each gets its own.
+    func send(app: App, type: APNsPushType, tokens: [String], devices: [String], index: Int, sharedID: Bool = false,
               make: (String) throws(HeraldError) -> APNsPush) async -> [Result] {
         var targets: [(token: String, device: String?)] = tokens.map { ($0, nil) }
         var results: [Result] = []
@@ -38,9 +43,17 @@ struct PushSender {
         }
         var pushes: [APNsPush] = []
         var sent: [String?] = []
+        var template: APNsPush?
         for target in targets {
             do {
-                pushes.append(try make(target.token))
+                let push: APNsPush
+                if let template {
+                    push = try template.addressed(to: target.token, keepingID: sharedID)
+                } else {
+                    push = try make(target.token)
+                    template = push
+                }
+                pushes.append(push)
                 sent.append(target.device)
             } catch {
                 results.append(Result(notification: index, token: target.token, device: target.device, status: 422,

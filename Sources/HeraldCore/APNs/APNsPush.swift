@@ -65,6 +65,17 @@ public struct APNsPush: Hashable, Sendable {
         self.payload = body
     }
 
+    /// The same push to another device token, with its own `apns-id` unless `keepingID`: one
+    /// payload, validated and encoded once, sent to many tokens.
+    ///
+    /// - Throws: `HeraldError` `invalidToken` when `token` is not a device token.
+    public func addressed(to token: String, keepingID: Bool) throws(HeraldError) -> APNsPush {
+        var push = self
+        push.token = try DeviceRules.token(token, field: "token")
+        if !keepingID { push.id = UUID().uuidString.lowercased() }
+        return push
+    }
+
     /// The request headers, in APNs' names.
     public var headers: [(name: String, value: String)] {
         kindHeaders + [("apns-id", id)] + ownHeaders

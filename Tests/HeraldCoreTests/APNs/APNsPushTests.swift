@@ -24,6 +24,17 @@ struct APNsPushTests {
         #expect(push.path == "/3/device/\(token)")
     }
 
+    @Test("A push readdressed to another token keeps its payload and headers, with its own apns-id unless the id was given")
+    func readdressed() throws {
+        let push = try APNsPush(token: token, type: .alert, bundleID: "a.b", aps: APS(alert: .text("hi")))
+        let other = String(repeating: "cd", count: 32)
+        let copy = try push.addressed(to: other, keepingID: false)
+        #expect(copy.token == other && copy.payload == push.payload && copy.kindHeaders.elementsEqual(push.kindHeaders, by: ==))
+        #expect(copy.id != push.id)
+        #expect(try push.addressed(to: other, keepingID: true).id == push.id)
+        #expect(refusal { _ = try push.addressed(to: "not-a-token", keepingID: false) } == "invalidToken")
+    }
+
     @Test("An alert push may ask for priority 5")
     func alertPriorityFive() throws {
         #expect(try APNsPush(token: token, type: .alert, bundleID: "a.b", priority: 5, aps: APS(alert: .text("hi"))).priority == 5)
