@@ -52,7 +52,7 @@ public struct APNsPush: Hashable, Sendable {
             guard let uuid = UUID(uuidString: id) else { throw .invalid("invalidPushId", "id must be a UUID") }
             pushID = uuid.uuidString.lowercased()
         } else {
-            pushID = UUID().uuidString.lowercased()
+            pushID = APNsID.random()
         }
         let body = try Self.checkedPayload(type: type, aps: aps, custom: custom)
         self.token = try DeviceRules.token(token, field: "token")
@@ -72,7 +72,7 @@ public struct APNsPush: Hashable, Sendable {
     public func addressed(to token: String, keepingID: Bool) throws(HeraldError) -> APNsPush {
         var push = self
         push.token = try DeviceRules.token(token, field: "token")
-        if !keepingID { push.id = UUID().uuidString.lowercased() }
+        if !keepingID { push.id = APNsID.random() }
         return push
     }
 

@@ -35,6 +35,17 @@ struct APNsPushTests {
         #expect(refusal { _ = try push.addressed(to: "not-a-token", keepingID: false) } == "invalidToken")
     }
 
+    @Test("A fresh apns-id is a lowercase version-4 UUID, different every time")
+    func freshIDs() {
+        let ids = (0..<1000).map { _ in APNsID.random() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(20) {
+            let uuid = UUID(uuidString: id)
+            #expect(uuid != nil && uuid?.uuidString.lowercased() == id, "\(id)")
+            #expect(Array(id)[14] == "4" && "89ab".contains(Array(id)[19]), "\(id)")
+        }
+    }
+
     @Test("An alert push may ask for priority 5")
     func alertPriorityFive() throws {
         #expect(try APNsPush(token: token, type: .alert, bundleID: "a.b", priority: 5, aps: APS(alert: .text("hi"))).priority == 5)
