@@ -235,10 +235,12 @@ public final class APNsClient: Sendable {
             let outcome = Self.outcome(of: response, token: token, attempts: push.attempts)
             if outcome.succeeded, !environmentConfirmed { accepted.store(true, ordering: .relaxed) }
             if outcome.apnsReason == .tooManyProviderTokenUpdates { providerTokens?.refusedAsTooFrequent() }
-            // APNs rate-limits this device: hold the token (for later batches too), not the connection.
+            if outcome.succeeded { return .done(outcome) }
+            // A jittered wait draws random bytes: only for an answer that needs one.
             let wait = retry.delay(afterAttempt: push.attempts)
+            // APNs rate-limits this device: hold the token (for later batches too), not the connection.
             if outcome.apnsReason == .tooManyRequests { backoff.hold(token, until: .now + wait) }
-            if outcome.succeeded || push.attempts >= retry.maximumAttempts { return .done(outcome) }
+            if push.attempts >= retry.maximumAttempts { return .done(outcome) }
             if outcome.apnsReason == .expiredProviderToken, let used = answer.providerToken {
                 // Renew only if the token is old enough; otherwise report the refusal.
                 return providerTokens?.expired(used, now: now()) == true ? .again : .done(outcome)
