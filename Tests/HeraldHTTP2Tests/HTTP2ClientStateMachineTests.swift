@@ -35,8 +35,19 @@ struct HTTP2ClientStateMachineTests {
     }
 
     func connected(_ machine: inout Machine, limit: Int = 100) {
-        let result1 = machine.settingsReceived(maxConcurrentStreams: limit)
-        #expect(result1)
+        let justConnected = machine.settingsReceived(maxConcurrentStreams: limit)
+        #expect(justConnected)
+    }
+
+    /// A connected machine with one sent stream per name (ids 1, 3, 5…).
+    func sending(_ names: [String], limit: Int = 100) -> Machine {
+        var machine = machine()
+        let opener = Opener()
+        connected(&machine, limit: limit)
+        for name in names { _ = machine.enqueue(Request(name), deadline: at(10_000)) }
+        _ = machine.admit(opener.open)
+        for index in names.indices { machine.headersSent(HTTP2StreamID(Int32(2 * index + 1))) }
+        return machine
     }
 
     /// The failures among `actions`, by request name.
@@ -60,15 +71,15 @@ struct HTTP2ClientStateMachineTests {
             let refusal = machine.enqueue(request, deadline: at(10_000))
             #expect(refusal == nil)
         }
-        let result3 = machine.admit(opener.open)
-        #expect(result3.isEmpty)
+        let openedWhileConnecting = machine.admit(opener.open)
+        #expect(openedWhileConnecting.isEmpty)
         #expect(opener.opened.isEmpty, "still connecting")
         connected(&machine, limit: 1)
         _ = machine.admit(opener.open)
         #expect(opener.opened.keys.sorted() == ["r0"])
         #expect(machine.queuedRequests == 2)
-        let result4 = machine.settingsReceived(maxConcurrentStreams: 100)
-        #expect(result4 == false, "only the first SETTINGS connects")
+        let connectedAgain = machine.settingsReceived(maxConcurrentStreams: 100)
+        #expect(connectedAgain == false, "only the first SETTINGS connects")
         _ = machine.admit(opener.open)
         #expect(opener.opened.count == 3)
         #expect(machine.openStreams == 3 && machine.queuedRequests == 0)
@@ -78,24 +89,19 @@ struct HTTP2ClientStateMachineTests {
     func queueLimit() {
         var machine = machine(maxQueued: 2)
         connected(&machine, limit: 1)
-        let result5 = machine.enqueue(Request("a"), deadline: at(1000))
-        #expect(result5 == nil)
-        let result6 = machine.enqueue(Request("b"), deadline: at(1000))
-        #expect(result6 == nil)
-        let result7 = machine.enqueue(Request("c"), deadline: at(1000))
-        #expect(result7 == nil, "one of the three takes the free stream")
-        let result8 = machine.enqueue(Request("d"), deadline: at(1000))
-        #expect(result8 == .queueFull(limit: 2))
+        let first = machine.enqueue(Request("a"), deadline: at(1000))
+        #expect(first == nil)
+        let second = machine.enqueue(Request("b"), deadline: at(1000))
+        #expect(second == nil)
+        let third = machine.enqueue(Request("c"), deadline: at(1000))
+        #expect(third == nil, "one of the three takes the free stream")
+        let fourth = machine.enqueue(Request("d"), deadline: at(1000))
+        #expect(fourth == .queueFull(limit: 2))
     }
 
     @Test("GOAWAY: queued requests and streams above last-stream-id are not processed; streams at or below it still complete")
     func goAwaySplitsStreams() {
-        var machine = machine()
-        let opener = Opener()
-        connected(&machine)
-        for name in ["s1", "s3", "s5"] { _ = machine.enqueue(Request(name), deadline: at(10_000)) }
-        _ = machine.admit(opener.open)
-        for id in [1, 3, 5] { machine.headersSent(HTTP2StreamID(Int32(id))) }
+        var machine = sending(["s1", "s3", "s5"])
         let later = Request("queued")
         // The queue only fills once no stream is free.
         _ = machine.settingsReceived(maxConcurrentStreams: 3)
@@ -104,23 +110,18 @@ struct HTTP2ClientStateMachineTests {
         let failed = failures(machine.goAwayReceived(lastStreamID: HTTP2StreamID(3), errorCode: 0))
         #expect(failed.keys.sorted() == ["queued", "s5"])
         #expect(failed.values.allSatisfy(isNotProcessed))
-        let result9 = machine.responseEnded(HTTP2StreamID(1))
-        #expect(result9?.name == "s1", "at or below last-stream-id: answered")
-        let result10 = machine.responseEnded(HTTP2StreamID(3))
-        #expect(result10?.name == "s3")
-        let result11 = machine.enqueue(Request("new"), deadline: at(10_000))
-        #expect(isNotProcessed(result11), "no new work after GOAWAY")
+        let answeredFirst = machine.responseEnded(HTTP2StreamID(1))
+        #expect(answeredFirst?.name == "s1", "at or below last-stream-id: answered")
+        let answeredSecond = machine.responseEnded(HTTP2StreamID(3))
+        #expect(answeredSecond?.name == "s3")
+        let afterGoAway = machine.enqueue(Request("new"), deadline: at(10_000))
+        #expect(isNotProcessed(afterGoAway), "no new work after GOAWAY")
         #expect(!machine.isUsable)
     }
 
     @Test("a second GOAWAY cannot raise the last-stream-id the first one promised")
     func goAwayOnlyLowers() {
-        var machine = machine()
-        let opener = Opener()
-        connected(&machine)
-        for name in ["s1", "s3", "s5"] { _ = machine.enqueue(Request(name), deadline: at(10_000)) }
-        _ = machine.admit(opener.open)
-        for id in [1, 3, 5] { machine.headersSent(HTTP2StreamID(Int32(id))) }
+        var machine = sending(["s1", "s3", "s5"])
         _ = machine.goAwayReceived(lastStreamID: HTTP2StreamID(1), errorCode: 0)
         #expect(machine.lastStreamIDPromised == HTTP2StreamID(1))
         _ = machine.goAwayReceived(lastStreamID: HTTP2StreamID(5), errorCode: 0)
@@ -137,8 +138,8 @@ struct HTTP2ClientStateMachineTests {
         _ = machine.admit(opener.open)
         machine.headersSent(HTTP2StreamID(1))
         #expect(machine.nextDeadline == at(100))
-        let result12 = machine.tick(now: at(50))
-        #expect(result12.isEmpty)
+        let early = machine.tick(now: at(50))
+        #expect(early.isEmpty)
         let first = machine.tick(now: at(100))
         #expect(failures(first) == ["sent": .timeout])
         #expect(first.contains { if case .reset(HTTP2StreamID(1)) = $0 { return true } else { return false } })
@@ -155,8 +156,8 @@ struct HTTP2ClientStateMachineTests {
         connected(&machine)
         _ = machine.enqueue(Request("unsent"), deadline: at(100))
         _ = machine.admit(opener.open)
-        let result13 = machine.tick(now: at(100))
-        #expect(isNotProcessed(failures(result13)["unsent"]))
+        let unsentExpiry = machine.tick(now: at(100))
+        #expect(isNotProcessed(failures(unsentExpiry)["unsent"]))
     }
 
     @Test("PING after a quiet interval; the connection closes when it is not acknowledged in time")
@@ -190,20 +191,15 @@ struct HTTP2ClientStateMachineTests {
         let closed = failures(machine.closed(.connectionClosed("reset by peer")))
         #expect(closed["sent"] == .connectionClosed("reset by peer"), "it may have been processed")
         #expect(isNotProcessed(closed["unsent"]))
-        let result14 = machine.closed(.connectionClosed("again"))
-        #expect(result14.isEmpty, "a request ends once")
-        let result15 = machine.enqueue(Request("late"), deadline: at(10_000))
-        #expect(isNotProcessed(result15))
+        let closedAgain = machine.closed(.connectionClosed("again"))
+        #expect(closedAgain.isEmpty, "a request ends once")
+        let afterClose = machine.enqueue(Request("late"), deadline: at(10_000))
+        #expect(isNotProcessed(afterClose))
     }
 
     @Test("stream resets: REFUSED_STREAM is not processed, other codes are streamReset, a bare close is a protocol error")
     func streamClosures() {
-        var machine = machine()
-        let opener = Opener()
-        connected(&machine)
-        for name in ["refused", "cancelled", "bare"] { _ = machine.enqueue(Request(name), deadline: at(10_000)) }
-        _ = machine.admit(opener.open)
-        for id in [1, 3, 5] { machine.headersSent(HTTP2StreamID(Int32(id))) }
+        var machine = sending(["refused", "cancelled", "bare"])
         guard case .fail(_, let refused) = machine.streamClosed(HTTP2StreamID(1), errorCode: HTTP2ErrorCode.refusedStream),
               case .fail(_, let reset) = machine.streamClosed(HTTP2StreamID(3), errorCode: HTTP2ErrorCode.cancel),
               case .fail(_, let bare) = machine.streamClosed(HTTP2StreamID(5), errorCode: 0) else {
@@ -223,10 +219,10 @@ struct HTTP2ClientStateMachineTests {
         _ = machine.enqueue(Request("one"), deadline: at(10_000))
         _ = machine.admit(opener.open)
         machine.headersSent(HTTP2StreamID(1))
-        let result16 = machine.responseEnded(HTTP2StreamID(1))
-        #expect(result16?.name == "one")
-        let result17 = machine.streamClosed(HTTP2StreamID(1), errorCode: 0)
-        #expect(result17 == nil)
+        let answered = machine.responseEnded(HTTP2StreamID(1))
+        #expect(answered?.name == "one")
+        let closedAfterAnswer = machine.streamClosed(HTTP2StreamID(1), errorCode: 0)
+        #expect(closedAfterAnswer == nil)
         #expect(machine.openStreams == 0)
     }
 
@@ -244,8 +240,8 @@ struct HTTP2ClientStateMachineTests {
         let cancelOpen = machine.cancel(open)
         #expect(failures(cancelOpen) == ["open": .cancelled])
         #expect(cancelOpen.contains { if case .reset(HTTP2StreamID(1)) = $0 { return true } else { return false } })
-        let result18 = machine.cancel(open)
-        #expect(result18.isEmpty, "a request ends once")
+        let cancelledAgain = machine.cancel(open)
+        #expect(cancelledAgain.isEmpty, "a request ends once")
     }
 
     @Test("no SETTINGS before the connect deadline closes the connection as connectFailed")
