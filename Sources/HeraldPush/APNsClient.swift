@@ -138,9 +138,13 @@ public final class APNsClient: Sendable {
                 break
             }
             // A token APNs rate-limited waits out its hold; the rest go now.
-            let held = backoff.holds(for: pending.map { pushes[$0.index].token }, now: now)
-            for index in pending.indices {
-                if let until = held[pushes[pending[index].index].token] { pending[index].notBefore = max(pending[index].notBefore, until) }
+            if backoff.holdsAny {
+                let held = backoff.holds(for: pending.map { pushes[$0.index].token }, now: now)
+                for index in pending.indices {
+                    if let until = held[pushes[pending[index].index].token] {
+                        pending[index].notBefore = max(pending[index].notBefore, until)
+                    }
+                }
             }
             let due = pending.filter { $0.notBefore <= now }
             guard !due.isEmpty else {
@@ -193,12 +197,19 @@ public final class APNsClient: Sendable {
         } catch {
             return due.map { _ in Answer(result: .failure(.invalidConfiguration("cannot sign the provider token: \(error)"))) }
         }
-        let blocks = headerBlocks(for: Set(due.map { HeaderKind(pushes[$0.index]) }), jwt: providerToken?.jwt)
-        let requests = due.map { pending -> HTTP2Request in
+        // Pushes of a batch mostly share one kind and one payload (one entry to many tokens): both
+        // are looked up and copied once, and only again when they change.
+        let kinds = due.map { HeaderKind(pushes[$0.index]) }
+        var distinctKinds: [HeaderKind] = []
+        for kind in kinds where distinctKinds.last != kind && !distinctKinds.contains(kind) { distinctKinds.append(kind) }
+        let blocks = headerBlocks(for: distinctKinds, jwt: providerToken?.jwt)
+        var payload: (data: Data, bytes: [UInt8])?
+        let requests = zip(due, kinds).map { pending, kind -> HTTP2Request in
             let push = pushes[pending.index]
+            if payload?.data != push.payload { payload = (push.payload, [UInt8](push.payload)) }
             return HTTP2Request(method: "POST", path: push.path, authority: authority, headers: push.ownHeaders,
-                                sharedHeaders: blocks[HeaderKind(push)], uniqueHeaders: [("apns-id", push.id)],
-                                body: [UInt8](push.payload))
+                                sharedHeaders: blocks.first { $0.kind == kind }?.block, uniqueHeaders: [("apns-id", push.id)],
+                                body: payload!.bytes)
         }
         let shares: [(HTTP2ClientConnection, Int)]
         do {
@@ -285,25 +296,20 @@ public final class APNsClient: Sendable {
         }
     }
 
-    /// The shared header block per push kind for the current provider token, built once per
+    /// The shared header block for each of `kinds` with the current provider token, built once per
     /// token and kind.
-    private func headerBlocks(for kinds: Set<HeaderKind>, jwt: String?) -> [HeaderKind: HTTP2HeaderBlock] {
+    private func headerBlocks(for kinds: [HeaderKind], jwt: String?) -> [(kind: HeaderKind, block: HTTP2HeaderBlock)] {
         headerBlocks.withLock { cache in
             if cache.jwt != jwt { cache = (jwt, [:]) }
-            var result: [HeaderKind: HTTP2HeaderBlock] = [:]
-            for kind in kinds {
-                if let block = cache.blocks[kind] {
-                    result[kind] = block
-                    continue
-                }
+            return kinds.map { kind in
+                if let block = cache.blocks[kind] { return (kind, block) }
                 var headers: [HTTP2Header] = [("apns-push-type", kind.type), ("apns-topic", kind.topic),
                                               ("apns-priority", String(kind.priority))]
                 if let jwt { headers.insert(("authorization", "bearer \(jwt)"), at: 0) }
                 let block = HTTP2HeaderBlock(headers)
                 cache.blocks[kind] = block
-                result[kind] = block
+                return (kind, block)
             }
-            return result
         }
     }
 

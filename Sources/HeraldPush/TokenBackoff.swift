@@ -16,6 +16,9 @@ final class TokenBackoff: Sendable {
         }
     }
 
+    /// False while no token is held: the common case skips collecting a batch's tokens.
+    var holdsAny: Bool { !until.withLock { $0.isEmpty } }
+
     /// When each of `tokens` may be sent, for those still held at `now`; expired holds are dropped.
     func holds(for tokens: some Sequence<String>, now: ContinuousClock.Instant) -> [String: ContinuousClock.Instant] {
         until.withLock { until in
