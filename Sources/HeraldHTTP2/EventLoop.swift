@@ -117,6 +117,14 @@ final class EventLoop: Sendable {
         }
     }
 
+    /// A channel is about to close `descriptor` but stays registered (it will connect again):
+    /// drop epoll's interest in it, so a new socket with the same number is added afresh.
+    func forget(descriptor: Int32) {
+        guard confined.interest.removeValue(forKey: descriptor) != nil else { return }
+        var unused = epoll_event()
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, descriptor, &unused)
+    }
+
     /// Defers a channel's write until the current batch of tasks/events is processed.
     func scheduleFlush(_ channel: any EventLoopChannel) {
         confined.flushQueue.append(channel)

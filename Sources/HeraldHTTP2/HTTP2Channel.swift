@@ -100,6 +100,9 @@ class HTTP2Channel: EventLoopChannel, @unchecked Sendable {
         guard let socket else { return }
         let error = socket.pendingError()
         if error != 0 {
+            // The next address's socket may reuse this descriptor's number: epoll must not
+            // believe it already watches it.
+            loop.forget(descriptor: socket.fd)
             socket.close()
             self.socket = nil
             connectNextAddress(lastError: "connection refused or unreachable: \(errnoString(error))")
