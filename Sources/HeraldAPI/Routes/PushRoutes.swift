@@ -27,11 +27,29 @@ struct PushRoutes {
         var data: [String: JSONValue]?
     }
 
+    /// One entry as read from the body, or why it could not be read. Entries are decoded in the
+    /// one pass over the body, each on its own, so a bad entry gets its own error rows while the
+    /// good ones still go out.
+    enum DecodedEntry: Decodable {
+        case entry(Entry)
+        case invalid(HeraldError)
+
+        init(from decoder: any Decoder) {
+            do {
+                self = .entry(try Entry(from: decoder))
+            } catch let error as DecodingError {
+                self = .invalid(JSONBody.describe(error))
+            } catch {
+                self = .invalid(.invalid("invalidField", "\(error)"))
+            }
+        }
+    }
+
     typealias Result = PushSender.Result
 
     func register(on router: Router<HeraldRequestContext>) {
         router.post("/v1/push") { request, context in
-            struct Body: Decodable { var notifications: [JSONValue]? }
+            struct Body: Decodable { var notifications: [DecodedEntry]? }
             let body = try await services.body.decode(Body.self, from: request)
             guard let entries = body.notifications, !entries.isEmpty else {
                 throw HeraldError.invalid("missingField", "notifications is required: a non-empty array")
@@ -48,17 +66,14 @@ struct PushRoutes {
         }
     }
 
-    private func send(_ raw: JSONValue, index: Int, principal: Principal) async -> [Result] {
+    private func send(_ decoded: DecodedEntry, index: Int, principal: Principal) async -> [Result] {
         func refusal(_ error: HeraldError, status: Int, token: String? = nil, device: String? = nil) -> Result {
             Result(notification: index, token: token, device: device, status: status, reason: error.reason)
         }
         let entry: Entry
-        do {
-            entry = try JSONDecoder().decode(Entry.self, from: JSONEncoder().encode(raw))
-        } catch let error as DecodingError {
-            return [refusal(JSONBody.describe(error), status: 422)]
-        } catch {
-            return [refusal(.invalid("invalidField", "\(error)"), status: 422)]
+        switch decoded {
+        case .entry(let decodedEntry): entry = decodedEntry
+        case .invalid(let error): return [refusal(error, status: 422)]
         }
         guard let appID = entry.app else { return [refusal(.invalid("missingField", "app is required"), status: 422)] }
         guard principal.mayUse(app: appID) else {
