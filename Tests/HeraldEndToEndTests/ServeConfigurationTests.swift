@@ -90,6 +90,25 @@ struct ServeConfigurationTests {
         }
     }
 
+    @Test("HERALD_LOG_FORMAT=json: every line herald serve logs is one JSON object with time, level, label and message")
+    func jsonLogs() async throws {
+        try await withScratch { scratch in
+            let server = try await ServerProcess.start(
+                arguments: ["--listen", "127.0.0.1:0", "--data-dir", scratch.dataDirectory],
+                environment: ["HERALD_LOG_FORMAT": "json", "HERALD_LOG_LEVEL": "debug"], in: scratch)
+            _ = try? await http("PUT", "\(server.baseURL)/v1/apps/com.example.alarm", json: [:])
+            server.child.signal(SIGTERM)
+            if await server.child.waitForExit(timeout: .seconds(10)) == nil { await server.stop() }
+            let lines = server.child.stderr.split(separator: "\n").filter { !$0.isEmpty }
+            #expect(!lines.isEmpty, "herald serve logged nothing")
+            for line in lines {
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                #expect(object?["time"] is String && object?["level"] is String && object?["label"] is String
+                        && object?["message"] is String, "not a JSON log line: \(line)")
+            }
+        }
+    }
+
     @Test("herald serve stops cleanly on SIGTERM, and what it stored is there at the next start")
     func gracefulStop() async throws {
         try await withScratch { scratch in

@@ -14,6 +14,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var listenPort = 8580
     public var dataDirectory = "./data"
     public var logLevel = "info"
+    public var logFormat: LogFormat = .text
     public var synchronous: SQLiteStore.Synchronous = .normal
     /// A PostgreSQL database shared by several nodes; nil keeps SQLite under `dataDirectory`.
     public var storageURL: String?
@@ -95,6 +96,12 @@ public struct ServerConfiguration: Sendable, Equatable {
                 throw ConfigurationError(key: "logLevel", message: "'\(value)' is not a log level")
             }
             config.logLevel = value
+        }),
+        ("logFormat", { config, value throws(ConfigurationError) in
+            guard let format = LogFormat(rawValue: value) else {
+                throw ConfigurationError(key: "logFormat", message: "'\(value)' is not text or json")
+            }
+            config.logFormat = format
         }),
         ("storage.synchronous", { config, value throws(ConfigurationError) in
             guard let mode = SQLiteStore.Synchronous(rawValue: value.uppercased()) else {
