@@ -69,7 +69,8 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
     private var blocksInUse: [ObjectIdentifier: HTTP2HeaderBlock] = [:]
     /// Called once the channel closed; `shutdown` waits on it.
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
-    private var isClosed = false
+    /// nghttp2 ran out of stream ids: the connection takes no new request.
+    private var streamIDsExhausted = false
     /// Stops the loop when the channel closes: set for a connection that owns its loop.
     let stopsLoopOnClose: Bool
 
@@ -147,26 +148,29 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
             return nghttp2_submit_request(session.pointer, nil, list, count, &provider, nil)
         }
         guard id > 0 else {
-            if id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue { shared.usable.store(false, ordering: .relaxed) }
+            if id == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue { streamIDsExhausted = true }
             return .failure(.notProcessed("could not open a stream: \(NGHTTP2Session.describe(id))"))
         }
         return .success(HTTP2StreamID(id))
     }
 
+    /// What the connection object reads without a hop: all derived from the machine and the
+    /// channel, so no event has to remember to update it.
     private func publishCounts() {
         shared.openStreams.store(machine.openStreams, ordering: .relaxed)
         shared.queuedRequests.store(machine.queuedRequests, ordering: .relaxed)
+        shared.usable.store(machine.isUsable && !writeFailed && !streamIDsExhausted, ordering: .relaxed)
     }
 
     // MARK: channel hooks
 
     override func flushNow() {
-        if writeFailed { shared.usable.store(false, ordering: .relaxed) }
         // Nothing new goes onto a connection that can no longer write.
         let failures = writeFailed ? [] : machine.admit { submit($0) }
         perform(failures)
         publishCounts()
         super.flushNow()
+        if writeFailed { publishCounts() }  // this flush's write may have failed
         if let session, !session.wantsWrite, !blocksInUse.isEmpty { blocksInUse.removeAll(keepingCapacity: true) }
     }
 
@@ -242,12 +246,12 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
             shared.maxConcurrentStreams.store(limit, ordering: .relaxed)
             if machine.settingsReceived(maxConcurrentStreams: limit), let continuation = connectContinuation {
                 connectContinuation = nil
-                shared.usable.store(true, ordering: .relaxed)
+                publishCounts()
                 continuation.resume()
             }
             scheduleFlush()  // a raised limit lets queued requests go
         case NGHTTP2_GOAWAY.byte:
-            shared.usable.store(false, ordering: .relaxed)
+            // `perform` publishes first: no caller resumed by a failure finds this connection usable.
             perform(machine.goAwayReceived(lastStreamID: HTTP2StreamID(frame.pointee.goaway.last_stream_id),
                                            errorCode: frame.pointee.goaway.error_code))
             publishCounts()
@@ -321,11 +325,10 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
 
     /// Resumes `waiter` once the channel has closed and let go of its socket.
     func whenClosed(_ waiter: CheckedContinuation<Void, Never>) {
-        if isClosed { waiter.resume() } else { closeWaiters.append(waiter) }
+        if state == .closed { waiter.resume() } else { closeWaiters.append(waiter) }
     }
 
     override func didClose(_ error: HTTP2Error) {
-        shared.usable.store(false, ordering: .relaxed)
         if let continuation = connectContinuation {
             connectContinuation = nil
             var reported = error
@@ -339,7 +342,6 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
         perform(machine.closed(error))
         publishCounts()
         blocksInUse.removeAll()
-        isClosed = true
         for waiter in closeWaiters { waiter.resume() }
         closeWaiters.removeAll()
         if stopsLoopOnClose { loop.stop() }

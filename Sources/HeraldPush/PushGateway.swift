@@ -101,8 +101,9 @@ public actor PushGateway {
         }
         // Batches of `concurrency`, two in flight, so one batch's slowest push does not idle the
         // connections: one task per batch, never one per push.
-        let chunks = stride(from: 0, to: live.count, by: max(1, configuration.concurrency / 2)).map {
-            Array(live[$0..<min($0 + max(1, configuration.concurrency / 2), live.count)])
+        let chunkSize = max(1, configuration.concurrency / 2)
+        let chunks = stride(from: 0, to: live.count, by: chunkSize).map {
+            Array(live[$0..<min($0 + chunkSize, live.count)])
         }
         await withTaskGroup(of: ([Int], [PushOutcome]).self) { group in
             var next = 0
