@@ -73,7 +73,8 @@ let package = Package(
         ]),
         // HTTP API (Hummingbird 2), configuration and server assembly.
         .target(name: "HeraldAPI", dependencies: [
-            "HeraldCore", "HeraldCrypto", "HeraldStorage", "HeraldPostgres", "HeraldScheduler", "HeraldPush", "HeraldDelivery",
+            "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldPostgres", "HeraldScheduler", "HeraldPush",
+            "HeraldDelivery",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),

@@ -30,6 +30,8 @@ public struct HeraldServer: Sendable {
     public let feedback: FeedbackDispatcher?
     /// Deletes history older than the retention settings.
     public let pruner: RetentionPruner
+    /// The API's metrics and the store gauges refreshed at each scrape.
+    public let metrics = ServerMetrics()
     private let clock: any SchedulerClock
     private let registry: PrometheusCollectorRegistry
     private let logger: Logger
@@ -141,22 +143,26 @@ public struct HeraldServer: Sendable {
     /// The router with every route, for the application and for in-process tests.
     public func makeRouter() -> Router<HeraldRequestContext> {
         let router = Router(context: HeraldRequestContext.self)
+        router.add(middleware: HTTPMetricsMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: AccessMiddleware(
             keys: APIKeys(adminKeys: configuration.adminKeys, appKeys: configuration.appKeys.map { ($0.app, $0.key) }),
+            metrics: metrics,
             limiter: RateLimiter(ratePerSecond: configuration.ratePerSecond, burst: configuration.rateBurst),
             hookLimiter: RateLimiter(ratePerSecond: configuration.hookRatePerSecond, burst: configuration.hookRateBurst),
             timeout: .milliseconds(configuration.requestTimeoutMilliseconds)))
         let services = APIServices(store: store, engine: engine, clock: clock,
                                    body: JSONBody(maximumBytes: configuration.maxBodyBytes))
-        HealthRoutes(registry: registry).register(on: router)
+        HealthRoutes(registry: registry, refresh: { [store, gateway, metrics] in
+            try await metrics.refresh(store: store, gateway: gateway)
+        }).register(on: router)
         AppRoutes(services: services, gateway: gateway).register(on: router)
         PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch).register(on: router)
         HookRoutes(services: services, store: store, gateway: gateway, defaultTolerance: configuration.hookToleranceSeconds,
                    claimLease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000),
                    maxTokensPerRequest: configuration.hookMaxTokensPerRequest).register(on: router)
         FeedbackRoutes(store: store, dispatcher: feedback).register(on: router)
-        LifecycleRoutes(services: services, store: store, streams: streams, gateway: gateway,
+        LifecycleRoutes(services: services, store: store, streams: streams, gateway: gateway, metrics: metrics,
                         wakePushesPerHour: configuration.wakePushesPerHour,
                         heartbeat: .milliseconds(configuration.heartbeatMilliseconds)).register(on: router)
         DeviceRoutes(services: services).register(on: router)

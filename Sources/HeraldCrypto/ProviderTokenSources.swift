@@ -25,6 +25,9 @@ public final class ProviderTokenSources: Sendable {
 
     public init() {}
 
+    /// Tokens signed so far by every source: it only grows, since sources are never dropped.
+    public var signed: Int { sources.withLock { $0.values.reduce(0) { $0 + $1.renewals } } }
+
     /// The source for this key, made on first use.
     ///
     /// - Parameters:

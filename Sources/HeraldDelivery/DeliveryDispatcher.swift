@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldStorage
 import Logging
+import Metrics
 import ServiceLifecycle
 
 /// Delivers what the timer fired, off the timer's path.
@@ -70,6 +71,11 @@ public actor DeliveryDispatcher: Service {
 
     private var queues: [String: WorkQueue] = [:]
     private var inFlight: [String: Int] = [:]
+    /// Occurrences in delivery calls that have not returned.
+    private var occurrencesInFlight = 0
+    private let inFlightGauge = Gauge(label: "herald_deliveries_in_flight")
+    /// `herald_occurrences_fired_total{channel, outcome}`, counted when the outcome is final.
+    private var firedCounters: [DeliveryOutcome: Counter] = [:]
     private var running: [UUID: Task<Void, Never>] = [:]
     private var unsaved: [CompletedDelivery] = []
     private var flushing = false
@@ -149,6 +155,8 @@ public actor DeliveryDispatcher: Service {
             let chunk = queues[app, default: WorkQueue()].take(configuration.chunkSize)
             if queues[app]?.isEmpty == true { queues[app] = nil }
             inFlight[app, default: 0] += 1
+            occurrencesInFlight += chunk.count
+            inFlightGauge.record(occurrencesInFlight)
             let id = UUID()
             running[id] = Task { [channel] in
                 let outcomes = await channel.deliver(chunk.map(\.fired))
@@ -161,17 +169,30 @@ public actor DeliveryDispatcher: Service {
         running[id] = nil
         inFlight[app, default: 1] -= 1
         if inFlight[app] == 0 { inFlight[app] = nil }
+        occurrencesInFlight -= chunk.count
+        inFlightGauge.record(occurrencesInFlight)
         var retries: [Work] = []
+        var final: [DeliveryOutcome: Int] = [:]
         for (work, outcome) in zip(chunk, outcomes) {
             if outcome.failedInTransit, work.attempt < configuration.maximumAttempts, !stopping {
                 retries.append(Work(fired: work.fired, attempt: work.attempt + 1))
-            } else if let logID = work.fired.logID {
-                unsaved.append(outcome.completing(logID))
+                continue
             }
+            final[DeliveryOutcome(outcome.route, outcome.result), default: 0] += 1
+            if let logID = work.fired.logID { unsaved.append(outcome.completing(logID)) }
         }
+        for (kind, count) in final { firedCounter(kind).increment(by: count) }
         if !retries.isEmpty { scheduleRetry(retries) }
         startWork(app)
         if !flushing, !unsaved.isEmpty { Task { await self.flushSoon() } }
+    }
+
+    private func firedCounter(_ kind: DeliveryOutcome) -> Counter {
+        if let counter = firedCounters[kind] { return counter }
+        let counter = Counter(label: "herald_occurrences_fired_total",
+                              dimensions: [("channel", kind.channel), ("outcome", kind.outcome)])
+        firedCounters[kind] = counter
+        return counter
     }
 
     /// Lets outcomes gather for a moment, then stores them in one transaction: at a steady rate

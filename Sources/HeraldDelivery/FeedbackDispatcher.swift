@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldCrypto
 import HeraldStorage
 import Logging
+import Metrics
 import ServiceLifecycle
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -41,6 +42,9 @@ public actor FeedbackDispatcher: Service {
     private let store: any OutboxStore
     private let configuration: Configuration
     private let logger: Logger
+    /// `herald_feedback_delivery_attempts_total{result}`: each try to reach a receiver.
+    private let deliveredAttempts = Counter(label: "herald_feedback_delivery_attempts_total", dimensions: [("result", "delivered")])
+    private let failedAttempts = Counter(label: "herald_feedback_delivery_attempts_total", dimensions: [("result", "failed")])
     private let session: URLSession
     private var wake: AsyncStream<Void>.Continuation?
     private var wakeups: AsyncStream<Void>?
@@ -145,12 +149,14 @@ public actor FeedbackDispatcher: Service {
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             if (200..<300).contains(status) {
                 try? await store.markOutboxDelivered(message.id)
+                deliveredAttempts.increment()
                 return
             }
             failure = "HTTP \(status)"
         } catch {
             failure = error.localizedDescription
         }
+        failedAttempts.increment()
         let exponent = Double(min(message.attempts, 20))
         let backoff = min(configuration.maximumBackoff, configuration.initialBackoff * pow(2, exponent)) * Double.random(in: 0.5...1)
         try? await store.markOutboxFailed(message.id, error: failure, nextAttempt: Date().addingTimeInterval(backoff),

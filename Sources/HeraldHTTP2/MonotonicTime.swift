@@ -34,7 +34,7 @@ struct MonotonicTime: Comparable, Sendable {
 
 extension Duration {
     /// Nanoseconds, saturating instead of trapping for absurd durations.
-    var clampedNanoseconds: Int64 {
+    public var clampedNanoseconds: Int64 {
         let (seconds, attoseconds) = components
         if seconds > Int64.max / 1_000_000_000 { return .max }
         if seconds < Int64.min / 1_000_000_000 { return .min }

@@ -164,12 +164,9 @@ extension PostgresStore {
         guard let row = try await connection.row("""
             SELECT queue, unacknowledged, handed_seq FROM device_events WHERE app_id = \(appID) AND device_id = \(deviceID)
             """, logger: logger) else { return AcknowledgedBacklog() }
-        func queue(_ text: String?) throws -> DeviceEventQueue? {
-            try text.map { try JSONDecoder().decode(DeviceEventQueue.self, from: Data($0.utf8)) }
-        }
-        return AcknowledgedBacklog(queue: try queue(try row.value(0, as: String?.self)) ?? DeviceEventQueue(),
-                                   unacknowledged: try queue(try row.value(1, as: String?.self)),
-                                   handedSequence: try row.value(2, as: Int64?.self))
+        return try AcknowledgedBacklog(storedQueue: try row.value(0, as: String?.self),
+                                       unacknowledged: try row.value(1, as: String?.self),
+                                       handedSequence: try row.value(2, as: Int64?.self))
     }
 
     func saveBacklog(_ connection: PostgresConnection, _ backlog: AcknowledgedBacklog, appID: String,

@@ -40,8 +40,10 @@ public final class APNsClient: Sendable {
     ///     passes one registry to every client, so apps on one key share its token.
     ///   - loops: the event loops the connections run on, shared with other clients; nil gives
     ///     this client one loop of its own, stopped by `close()`.
+    ///   - events: told of each connection attempt and each GOAWAY, for metrics.
     public init(appID: String, settings: PushSettings, poolSize: Int = 2, retry: RetryPolicy = RetryPolicy(),
                 tokenSources: ProviderTokenSources = ProviderTokenSources(), loops: HTTP2EventLoops? = nil,
+                events: APNsConnectionEvents = APNsConnectionEvents(),
                 now: @escaping @Sendable () -> Date = { Date() }) throws {
         let endpoint = try settings.endpoint()
         var tls = TLSConfiguration(trustRoots: settings.caFile.map { .caFile($0) } ?? .system, serverName: endpoint.host)
@@ -70,7 +72,8 @@ public final class APNsClient: Sendable {
         self.loops = loops ?? HTTP2EventLoops(count: 1, name: "apns \(appID)")
         ownsLoops = loops == nil
         authority = endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
-        pool = APNsConnectionPool(host: endpoint.host, port: endpoint.port, tls: credential, loops: self.loops, size: poolSize)
+        pool = APNsConnectionPool(host: endpoint.host, port: endpoint.port, tls: credential, loops: self.loops, size: poolSize,
+                                  events: events)
     }
 
     /// The TLS client identity for certificate auth, from files or uploaded content.

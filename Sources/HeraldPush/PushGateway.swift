@@ -39,6 +39,9 @@ public actor PushGateway {
     /// The event loops every app's connections share, one per core.
     private let loops = HTTP2EventLoops(name: "apns")
     private let tooFrequentTokens = Counter(label: "herald_provider_token_too_many_updates_total")
+    private let metrics = PushMetrics()
+    /// Pushes per minute by outcome over the last hour, per app, for the status page.
+    public nonisolated let activity = PushActivity()
 
     public init(ledger: any TokenLedger, configuration: Configuration = Configuration(),
                 logger: Logger = Logger(label: "herald.push")) {
@@ -57,9 +60,13 @@ public actor PushGateway {
         try configuration.credentialPolicy.check(settings)
         do {
             // Loading reads key and certificate files: on a loop thread, off the cooperative pool.
-            let (poolSize, tokenSources, loops) = (configuration.connectionsPerApp, self.tokenSources, self.loops)
+            let (poolSize, tokenSources, loops, metrics, appID) = (configuration.connectionsPerApp, self.tokenSources, self.loops,
+                                                                   self.metrics, app.id)
+            let events = APNsConnectionEvents(connected: { metrics.connected(app: appID, succeeded: $0) },
+                                              receivedGoAway: { metrics.receivedGoAway(app: appID) })
             let client = try await loops.run {
-                try APNsClient(appID: app.id, settings: settings, poolSize: poolSize, tokenSources: tokenSources, loops: loops)
+                try APNsClient(appID: app.id, settings: settings, poolSize: poolSize, tokenSources: tokenSources, loops: loops,
+                               events: events)
             }
             // Another call may have loaded the same settings meanwhile: keep one client.
             if let existing = clients[app.id], existing.settings == settings {
@@ -81,6 +88,19 @@ public actor PushGateway {
     /// sent: the token is known dead), 422 for a push refused by the rules, 502/504 for transport
     /// failures and timeouts.
     public nonisolated func send(_ pushes: [APNsPush], app: App) async -> [PushOutcome] {
+        let started = ContinuousClock.now
+        let results = await sendUnrecorded(pushes, app: app)
+        metrics.record(results, of: pushes, app: app.id, elapsed: .now - started)
+        activity.record(results.reduce(into: [:]) { $0[$1.result, default: 0] += 1 }, app: app.id)
+        return results
+    }
+
+    /// Gauges read at scrape time: open connections per app, provider tokens signed.
+    public func refreshMetrics() {
+        metrics.refresh(openConnections: clients.mapValues(\.openConnections), signedTokens: tokenSources.signed)
+    }
+
+    private nonisolated func sendUnrecorded(_ pushes: [APNsPush], app: App) async -> [PushOutcome] {
         let client: APNsClient
         do {
             client = try await self.client(for: app)

@@ -26,6 +26,45 @@ public struct PushOutcome: Hashable, Sendable {
 
     public var succeeded: Bool { status == 200 }
 
+    /// What happened, in the few words metrics and the status page count by.
+    public enum Result: String, Sendable, CaseIterable, Comparable {
+        /// APNs accepted it.
+        case accepted
+        /// The token is dead: APNs answered 410, or it was known dead and not sent.
+        case unregistered
+        /// APNs refused it (any other 4xx).
+        case rejected
+        /// Herald's rules refused it before sending (422).
+        case refused
+        /// A transport failure or an APNs server error.
+        case failed
+        /// Its deadline passed, or its caller went away.
+        case timedOut
+
+        public static func < (lhs: Result, rhs: Result) -> Bool {
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        }
+    }
+
+    public var result: Result {
+        switch status {
+        case 200: .accepted
+        case 410: .unregistered
+        case 422: .refused
+        case 504: .timedOut
+        case 400..<500: .rejected
+        default: .failed
+        }
+    }
+
+    /// ``reason`` from a bounded set, for a metric label: APNs' known reasons and Herald's own
+    /// (lowerCamelCase) as they are, any other text as `other`, none as `none`.
+    public var boundedReason: String {
+        guard let reason else { return "none" }
+        if apnsReason != nil || reason.first?.isLowercase == true { return reason }
+        return "other"
+    }
+
     /// The typed APNs reason, when APNs gave one this gateway knows.
     public var apnsReason: APNsReason? { reason.flatMap(APNsReason.init(rawValue:)) }
 }

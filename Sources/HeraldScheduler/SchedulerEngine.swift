@@ -36,8 +36,9 @@ public actor SchedulerEngine: Service {
     private let clock: any SchedulerClock
     private let configuration: Configuration
     private let logger: Logger
-    private let firedCounter = Counter(label: "herald_occurrences_fired_total")
-    private let latenessTimer = Metrics.Timer(label: "herald_fire_lateness_seconds")
+    private let latenessTimer = Metrics.Timer(label: "herald_fire_lateness_seconds", preferredDisplayUnit: .seconds)
+    /// Lateness of every firing since start, in buckets, for the status page.
+    public nonisolated let lateness = FiringLateness()
 
     private var timers = TimerQueue()
     private var isLoaded = false
@@ -170,10 +171,10 @@ public actor SchedulerEngine: Service {
             }
             guard !claim.fired.isEmpty else { return 0 }
             await dispatcher.enqueue(claim.fired)
-            firedCounter.increment(by: claim.fired.count)
-            for item in claim.fired {
-                latenessTimer.recordNanoseconds(max(0, Int64(now.timeIntervalSince(item.occurrence.scheduledFor) * 1e9)))
-            }
+            // Counted by channel and outcome once delivered (the dispatcher); lateness now.
+            let late = claim.fired.map { max(0, now.timeIntervalSince($0.occurrence.scheduledFor)) }
+            for seconds in late { latenessTimer.recordNanoseconds(Int64(seconds * 1e9)) }
+            lateness.record(late)
             return claim.fired.count
         } catch is CancellationError {
             timers.insert(TimerEntry(fireAt: now.millisecondsSince1970, key: -1))

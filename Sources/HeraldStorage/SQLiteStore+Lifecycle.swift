@@ -125,11 +125,7 @@ extension SQLiteStore {
         guard let row = try Row.fetchOne(db, sql: """
             SELECT queue, unacknowledged, handed_seq FROM device_events WHERE app_id = ? AND device_id = ?
             """, arguments: [appID, deviceID]) else { return AcknowledgedBacklog() }
-        func queue(_ text: String?) throws -> DeviceEventQueue? {
-            try text.map { try JSONDecoder().decode(DeviceEventQueue.self, from: Data($0.utf8)) }
-        }
-        return AcknowledgedBacklog(queue: try queue(row[0]) ?? DeviceEventQueue(), unacknowledged: try queue(row[1]),
-                                   handedSequence: row[2])
+        return try AcknowledgedBacklog(storedQueue: row[0], unacknowledged: row[1], handedSequence: row[2])
     }
 
     static func saveBacklog(_ db: Database, _ backlog: AcknowledgedBacklog, appID: String, deviceID: String) throws {

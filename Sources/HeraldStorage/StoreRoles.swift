@@ -8,6 +8,7 @@ import HeraldCore
 /// Every method is one logical change in one transaction, and every method that returns has
 /// committed: nothing it accepted can be lost to a crash of the process.
 public typealias HeraldStore = DeviceStore & SchedulerStore & DeliveryStore & HookStore & OutboxStore & RetentionStore
+    & StatusStore
 
 /// Apps, devices, their notifications and lifecycle, as the HTTP API manages them.
 public protocol DeviceStore: Sendable {
@@ -273,4 +274,17 @@ public protocol NodeStore: Sendable {
     /// Leaves the cluster at a clean stop, after the dispatcher drained: the other nodes take
     /// over what it still holds at their next heartbeat instead of after a lease.
     func leave() async throws
+}
+
+/// Read-only counts and lists for operators: the gauges on `/metrics`, the status page and
+/// `herald status`. Nothing here changes what is stored.
+public protocol StatusStore: Sendable {
+    /// Whole-store counts; see ``StoreGauges``.
+    func storeGauges() async throws -> StoreGauges
+    /// Every app with its device, pending and invalid-token counts, by id.
+    func appStatuses() async throws -> [AppStatus]
+    /// An app's devices (at most `limit`, by id) with their pending, inbox and backlog counts.
+    func deviceStatuses(appID: String, limit: Int) async throws -> [DeviceStatus]
+    /// The oldest `limit` items held in a device's inbox.
+    func inboxEntries(appID: String, deviceID: String, limit: Int) async throws -> [InboxListing]
 }

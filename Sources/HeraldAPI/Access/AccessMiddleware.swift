@@ -11,6 +11,7 @@ struct AccessMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
 
     let keys: APIKeys
+    let metrics: ServerMetrics
     /// One bucket per API key.
     let limiter: RateLimiter
     /// One bucket per inbound hook: hooks take no API key, so their own name is the bucket.
@@ -69,6 +70,7 @@ struct AccessMiddleware: RouterMiddleware {
     private func refusal(limiter: RateLimiter, key: String, who: String, request: Request,
                          context: Context) throws -> Response? {
         guard let wait = limiter.acquire(key) else { return nil }
+        metrics.rateLimited(hook: limiter === hookLimiter)
         let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
         var response = try APIError(status: .tooManyRequests, reason: "rateLimited",
                                     message: "too many requests for \(who); retry after \(seconds) s")

@@ -4,6 +4,8 @@ import Prometheus
 /// `/healthz` (the process answers), `/readyz` (storage open, timers armed) and `/metrics`.
 struct HealthRoutes {
     let registry: PrometheusCollectorRegistry
+    /// Sets the gauges read from the store and the push engine, just before they are emitted.
+    let refresh: @Sendable () async throws -> Void
 
     func register(on router: Router<HeraldRequestContext>) {
         router.get("/healthz") { _, _ in
@@ -18,7 +20,8 @@ struct HealthRoutes {
                      body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
         }
         router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+            try await refresh()
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
         }
     }

@@ -13,6 +13,7 @@ struct LifecycleRoutes {
     let store: any DeviceStore
     let streams: LiveStreams
     let gateway: PushGateway
+    let metrics: ServerMetrics
     let wakePushesPerHour: Int
     let heartbeat: Duration
 
@@ -95,6 +96,7 @@ struct LifecycleRoutes {
                 ingestion.backlog = queued.backlog
                 ingestion.device = queued.device
             }
+            metrics.eventsReported(live: ingestion.live.count, queued: ingestion.queued)
             try await applyDeviceFacts(validated, to: ingestion.device)
             if ingestion.queued > 0, ingestion.backlog > 0 {
                 sendWakePush(app: app, device: ingestion.device)
@@ -159,9 +161,12 @@ struct LifecycleRoutes {
     private func sendWakePush(app: App, device: Device) {
         guard wakePushesPerHour > 0, app.push != nil, device.backgroundModes.contains("remote-notification"),
               let token = device.token else { return }
-        let (store, gateway, perHour, now) = (self.store, self.gateway, wakePushesPerHour, services.clock.now())
+        let (store, gateway, metrics, perHour, now) = (self.store, self.gateway, self.metrics, wakePushesPerHour, services.clock.now())
         Task {
-            guard (try? await store.recordWakePush(appID: app.id, deviceID: device.id, now: now, perHour: perHour)) == true,
+            guard let allowed = try? await store.recordWakePush(appID: app.id, deviceID: device.id, now: now, perHour: perHour)
+            else { return }
+            metrics.wakePush(sent: allowed)
+            guard allowed,
                   let push = try? APNsPush(token: token, type: .background, bundleID: app.id, aps: APS(contentAvailable: 1))
             else { return }
             _ = await gateway.send([push], app: app)

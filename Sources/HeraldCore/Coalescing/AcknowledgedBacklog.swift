@@ -38,6 +38,9 @@ public struct AcknowledgedBacklog: Hashable, Sendable {
     /// How many notifications a hand-over now would deliver.
     public var pendingCount: Int { (unacknowledged ?? queue).pendingCount }
 
+    /// ``pendingCount`` by kind.
+    public var pendingByKind: [String: Int] { (unacknowledged ?? queue).pendingByKind }
+
     /// Folds an event into both states.
     ///
     /// - Throws: whatever ``DeviceEventQueue/ingest(_:catalog:)`` refuses, for either state;

@@ -32,6 +32,16 @@ public struct DeviceEventQueue: Hashable, Sendable, Codable {
         }
     }
 
+    /// ``pendingCount`` by kind: what a status page and the backlog gauge show.
+    public var pendingByKind: [String: Int] {
+        var counts: [String: Int] = [:]
+        for (kind, keyed) in slots {
+            let pending = keyed.reduce(0) { $0 + ($1.value.notification(kind: kind, key: $1.key) == nil ? 0 : 1) }
+            if pending > 0 { counts[kind] = pending }
+        }
+        return counts
+    }
+
     /// Raw events queued since the last drain, including those that cancel out.
     public var pendingEventCount: Int {
         slots.values.reduce(0) { total, keyed in keyed.values.reduce(total) { $0 + $1.count } }

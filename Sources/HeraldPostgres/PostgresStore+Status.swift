@@ -1,0 +1,87 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import PostgresNIO
+
+extension PostgresStore {
+    public func storeGauges() async throws -> StoreGauges {
+        try await read { connection in
+            var gauges = StoreGauges()
+            let counts = try await connection.row("""
+                SELECT (SELECT count(*) FROM notification), (SELECT count(*) FROM delivery WHERE outcome = 'pending')
+                """, logger: logger)
+            gauges.pendingNotifications = Int(try counts?.value(0, as: Int64.self) ?? 0)
+            gauges.fireLogBacklog = Int(try counts?.value(1, as: Int64.self) ?? 0)
+            for row in try await connection.rows("SELECT state, count(*) FROM outbox WHERE state != 'delivered' GROUP BY state",
+                                                 logger: logger) {
+                let count = Int(try row.value(1, as: Int64.self))
+                if try row.value(0, as: String.self) == OutboxMessage.State.parked.rawValue {
+                    gauges.outboxParked = count
+                } else {
+                    gauges.outboxPending += count
+                }
+            }
+            for row in try await connection.rows("SELECT queue, unacknowledged, handed_seq FROM device_events", logger: logger) {
+                let backlog = try AcknowledgedBacklog(storedQueue: try row.value(0, as: String?.self),
+                                                      unacknowledged: try row.value(1, as: String?.self),
+                                                      handedSequence: try row.value(2, as: Int64?.self))
+                gauges.eventBacklog.merge(backlog.pendingByKind, uniquingKeysWith: +)
+            }
+            return gauges
+        }
+    }
+
+    public func appStatuses() async throws -> [AppStatus] {
+        try await read { connection in
+            try await connection.rows("""
+                SELECT a.id,
+                    (SELECT count(*) FROM device d WHERE d.app_id = a.id),
+                    (SELECT count(*) FROM notification n WHERE n.app_id = a.id),
+                    (SELECT count(*) FROM invalid_token t WHERE t.app_id = a.id)
+                FROM app a ORDER BY a.id
+                """, logger: logger).map { row in
+                AppStatus(appID: try row.value(0), devices: Int(try row.value(1, as: Int64.self)),
+                          pendingNotifications: Int(try row.value(2, as: Int64.self)),
+                          invalidTokens: Int(try row.value(3, as: Int64.self)))
+            }
+        }
+    }
+
+    public func deviceStatuses(appID: String, limit: Int) async throws -> [DeviceStatus] {
+        try await read { connection in
+            guard try await connection.row("SELECT 1 FROM app WHERE id = \(appID)", logger: logger) != nil else {
+                throw HeraldError.appNotFound(appID)
+            }
+            return try await connection.rows("""
+                SELECT \(unescaped: Self.deviceColumns),
+                    (SELECT count(*) FROM notification n WHERE n.app_id = d.app_id AND n.device_id = d.id),
+                    (SELECT count(*) FROM device_inbox i WHERE i.app_id = d.app_id AND i.device_id = d.id),
+                    e.queue, e.unacknowledged, e.handed_seq
+                FROM device d LEFT JOIN device_events e ON e.app_id = d.app_id AND e.device_id = d.id
+                WHERE d.app_id = \(appID) ORDER BY d.id LIMIT \(limit)
+                """, logger: logger).map { row in
+                let backlog = try AcknowledgedBacklog(storedQueue: try row.value(10, as: String?.self),
+                                                      unacknowledged: try row.value(11, as: String?.self),
+                                                      handedSequence: try row.value(12, as: Int64?.self))
+                return DeviceStatus(device: try Self.device(from: row), pendingNotifications: Int(try row.value(8, as: Int64.self)),
+                                    inbox: Int(try row.value(9, as: Int64.self)), eventBacklog: backlog.pendingCount)
+            }
+        }
+    }
+
+    public func inboxEntries(appID: String, deviceID: String, limit: Int) async throws -> [InboxListing] {
+        try await read { connection in
+            guard try await connection.row("SELECT 1 FROM device WHERE app_id = \(appID) AND id = \(deviceID)",
+                                           logger: logger) != nil else {
+                throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
+            }
+            return try await connection.rows("""
+                SELECT key, notification_id, occurrence_id, fired_at FROM device_inbox
+                WHERE app_id = \(appID) AND device_id = \(deviceID) ORDER BY key LIMIT \(limit)
+                """, logger: logger).map { row in
+                InboxListing(sequence: try row.value(0), notificationID: try row.value(1), occurrenceID: try row.value(2),
+                           firedAt: Date(millisecondsSince1970: try row.value(3)))
+            }
+        }
+    }
+}

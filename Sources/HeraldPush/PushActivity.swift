@@ -1,0 +1,59 @@
+import Foundation
+import Synchronization
+
+/// Pushes per minute by outcome for the last hour, per app: what the status page charts.
+///
+/// Kept in memory by this node (one lock per batch, not per push); a restart starts it afresh.
+public final class PushActivity: Sendable {
+    /// Counts for one minute.
+    public struct Minute: Sendable, Hashable {
+        /// The minute's start.
+        public var start: Date
+        public var counts: [PushOutcome.Result: Int]
+    }
+
+    static let minutesKept = 60
+
+    private let minutes = Mutex<[String: [Minute]]>([:])
+
+    public init() {}
+
+    /// Adds a batch's outcomes for `app`, counted at `now`.
+    public func record(_ counts: [PushOutcome.Result: Int], app: String, now: Date = Date()) {
+        guard !counts.isEmpty else { return }
+        let start = Self.minute(of: now)
+        minutes.withLock { minutes in
+            var list = minutes[app, default: []]
+            if list.last?.start != start { list.append(Minute(start: start, counts: [:])) }
+            list[list.count - 1].counts.merge(counts, uniquingKeysWith: +)
+            let oldest = start.addingTimeInterval(-Double(Self.minutesKept - 1) * 60)
+            list.removeAll { $0.start < oldest }
+            minutes[app] = list
+        }
+    }
+
+    /// The last hour, one entry per minute (oldest first, empty minutes included), for one app or
+    /// every app together.
+    public func lastHour(app: String? = nil, now: Date = Date()) -> [Minute] {
+        let end = Self.minute(of: now)
+        var totals: [Date: [PushOutcome.Result: Int]] = [:]
+        minutes.withLock { minutes in
+            for (name, list) in minutes where app == nil || name == app {
+                for minute in list { totals[minute.start, default: [:]].merge(minute.counts, uniquingKeysWith: +) }
+            }
+        }
+        return (0..<Self.minutesKept).reversed().map { back in
+            let start = end.addingTimeInterval(-Double(back) * 60)
+            return Minute(start: start, counts: totals[start] ?? [:])
+        }
+    }
+
+    /// The last hour's counts for `app`, added up.
+    public func totals(app: String, now: Date = Date()) -> [PushOutcome.Result: Int] {
+        lastHour(app: app, now: now).reduce(into: [:]) { $0.merge($1.counts, uniquingKeysWith: +) }
+    }
+
+    private static func minute(of date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 60).rounded(.down) * 60)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import HeraldCore
+import HeraldHTTP2
+import Metrics
+import Synchronization
+
+/// The push engine's Prometheus families. Counters are looked up once per label set and kept;
+/// a batch adds its outcomes per label set, not per push.
+///
+/// - `herald_pushes_total{app, push_type, outcome, reason}`
+/// - `herald_push_duration_seconds{app}`: from the gateway taking a push to its outcome
+/// - `herald_push_retries_total{app}`: attempts after the first
+/// - `herald_apns_connects_total{app, result}`, `herald_apns_goaways_total{app}`
+/// - `herald_apns_open_connections{app}`, `herald_provider_tokens_signed_total` (read at scrape)
+final class PushMetrics: Sendable {
+    private struct OutcomeKey: Hashable {
+        var app: String, type: String, result: PushOutcome.Result, reason: String
+    }
+
+    private let factory: any MetricsFactory
+    private let outcomes = Mutex<[OutcomeKey: Counter]>([:])
+    private let perApp = Mutex<[String: (duration: Metrics.Timer, retries: Counter, goAways: Counter)]>([:])
+    private let connects = Mutex<[[String]: Counter]>([:])
+    private let openConnections = Mutex<[String: Gauge]>([:])
+    private let signed: Counter
+    private let signedReported = Mutex(0)
+
+    init(factory: any MetricsFactory = MetricsSystem.factory) {
+        self.factory = factory
+        signed = Counter(label: "herald_provider_tokens_signed_total", factory: factory)
+    }
+
+    /// One batch's outcomes for `app`, which took `elapsed`.
+    func record(_ results: [PushOutcome], of pushes: [APNsPush], app: String, elapsed: Duration) {
+        var counts: [OutcomeKey: Int] = [:]
+        var retries = 0
+        for (outcome, push) in zip(results, pushes) {
+            counts[OutcomeKey(app: app, type: push.type.rawValue, result: outcome.result, reason: outcome.boundedReason),
+                   default: 0] += 1
+            retries += max(0, outcome.attempts - 1)
+        }
+        let counters = outcomes.withLock { outcomes in
+            counts.map { key, count in
+                let counter = outcomes[key] ?? Counter(label: "herald_pushes_total", dimensions: [
+                    ("app", key.app), ("push_type", key.type), ("outcome", key.result.rawValue), ("reason", key.reason),
+                ], factory: factory)
+                outcomes[key] = counter
+                return (counter, count)
+            }
+        }
+        for (counter, count) in counters { counter.increment(by: count) }
+        let metrics = appMetrics(app)
+        for _ in results { metrics.duration.recordNanoseconds(elapsed.clampedNanoseconds) }
+        if retries > 0 { metrics.retries.increment(by: retries) }
+    }
+
+    /// A connection attempt of `app`'s pool and how it ended.
+    func connected(app: String, succeeded: Bool) {
+        let key = [app, succeeded ? "ok" : "failed"]
+        connects.withLock { connects in
+            let counter = connects[key] ?? Counter(label: "herald_apns_connects_total",
+                                                   dimensions: [("app", app), ("result", key[1])], factory: factory)
+            connects[key] = counter
+            return counter
+        }.increment()
+    }
+
+    /// A connection of `app` that the server sent GOAWAY on.
+    func receivedGoAway(app: String) {
+        appMetrics(app).goAways.increment()
+    }
+
+    /// Gauges and totals read at scrape time.
+    func refresh(openConnections counts: [String: Int], signedTokens: Int) {
+        let gauges = openConnections.withLock { gauges in
+            for app in counts.keys where gauges[app] == nil {
+                gauges[app] = Gauge(label: "herald_apns_open_connections", dimensions: [("app", app)], factory: factory)
+            }
+            return gauges
+        }
+        for (app, gauge) in gauges { gauge.record(counts[app] ?? 0) }
+        let delta = signedReported.withLock { reported in
+            defer { reported = max(reported, signedTokens) }
+            return signedTokens - reported
+        }
+        if delta > 0 { signed.increment(by: delta) }
+    }
+
+    private func appMetrics(_ app: String) -> (duration: Metrics.Timer, retries: Counter, goAways: Counter) {
+        perApp.withLock { perApp in
+            if let metrics = perApp[app] { return metrics }
+            let metrics = (duration: Metrics.Timer(label: "herald_push_duration_seconds", dimensions: [("app", app)],
+                                                   preferredDisplayUnit: .seconds, factory: factory),
+                           retries: Counter(label: "herald_push_retries_total", dimensions: [("app", app)], factory: factory),
+                           goAways: Counter(label: "herald_apns_goaways_total", dimensions: [("app", app)], factory: factory))
+            perApp[app] = metrics
+            return metrics
+        }
+    }
+}
