@@ -16,6 +16,7 @@ packages=(
   nghttp2-client      # nghttp and h2load: interop tests and the push benchmark's reference
   wrk                 # HTTP load for the schedule-throughput benchmark
   postgresql          # a real PostgreSQL for the several-node backend's tests (initdb per test)
+  chromium            # headless browser for the status pages' end-to-end test (scripts/browser)
 )
 
 missing=()

@@ -162,6 +162,8 @@ public struct HeraldServer: Sendable {
                    claimLease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000),
                    maxTokensPerRequest: configuration.hookMaxTokensPerRequest).register(on: router)
         FeedbackRoutes(store: store, dispatcher: feedback).register(on: router)
+        StatusRoutes(reports: StatusReports(store: store, gateway: gateway, lateness: engine.lateness, clock: clock),
+                     store: store, dispatcher: feedback).register(on: router)
         LifecycleRoutes(services: services, store: store, streams: streams, gateway: gateway, metrics: metrics,
                         wakePushesPerHour: configuration.wakePushesPerHour,
                         heartbeat: .milliseconds(configuration.heartbeatMilliseconds)).register(on: router)
