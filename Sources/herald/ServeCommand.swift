@@ -83,6 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
         let application = server.makeApplication { port in
             // A stable line on stdout, so scripts and tests can learn the bound port.
             FileHandle.standardOutput.write(Data("herald listening on http://\(host):\(port)\n".utf8))
+            FileHandle.standardOutput.write(Data("herald status page at http://\(host):\(port)/ui\n".utf8))
         }
         do {
             try await application.runService()

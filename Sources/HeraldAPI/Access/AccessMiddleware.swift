@@ -34,11 +34,15 @@ struct AccessMiddleware: RouterMiddleware {
         }
         var context = context
         if !keys.isEmpty {
-            guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
-                  case let key = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces),
-                  let principal = keys.principal(for: key)
-            else {
-                throw APIError(status: .unauthorized, reason: "unauthorized", message: "a valid API key is required: Authorization: Bearer <key>")
+            guard let key = Self.presentedKey(request.headers[.authorization]), let principal = keys.principal(for: key) else {
+                var response = try APIError(status: .unauthorized, reason: "unauthorized",
+                                            message: "a valid API key is required: Authorization: Bearer <key>")
+                    .response(from: request, context: context)
+                // A browser opening the status pages asks for the key (as the password) itself.
+                if context.endpointPath?.hasPrefix("/ui") == true {
+                    response.headers[.wwwAuthenticate] = "Basic realm=\"Herald\", charset=\"UTF-8\""
+                }
+                return response
             }
             context.principal = principal
             // One bucket per key, however the header spells it.
@@ -48,6 +52,24 @@ struct AccessMiddleware: RouterMiddleware {
             try authorize(principal, access: access, parameters: context.parameters)
         }
         return try await withTimeout(request, context, next)
+    }
+
+    /// The key in `Authorization: Bearer <key>`, or the password of `Basic` credentials (what a
+    /// browser sends for the status pages; the user name is ignored).
+    static func presentedKey(_ header: String?) -> String? {
+        guard let header, let space = header.firstIndex(of: " ") else { return nil }
+        let scheme = header[..<space].lowercased()
+        let value = header[header.index(after: space)...].trimmingCharacters(in: .whitespaces)
+        switch scheme {
+        case "bearer":
+            return value
+        case "basic":
+            guard let data = Data(base64Encoded: value), let credentials = String(data: data, encoding: .utf8),
+                  let colon = credentials.firstIndex(of: ":") else { return nil }
+            return String(credentials[credentials.index(after: colon)...])
+        default:
+            return nil
+        }
     }
 
     /// App keys reach only routes of their own app (compared on the decoded `{app}` parameter)
