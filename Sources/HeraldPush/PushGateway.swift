@@ -95,6 +95,9 @@ public actor PushGateway {
         return results
     }
 
+    /// Checks an app's push settings end to end under this gateway's credential policy.
+    public nonisolated var doctor: PushDoctor { PushDoctor(policy: configuration.credentialPolicy) }
+
     /// Gauges read at scrape time: open connections per app, provider tokens signed.
     public func refreshMetrics() {
         metrics.refresh(openConnections: clients.mapValues(\.openConnections), signedTokens: tokenSources.signed)

@@ -27,6 +27,17 @@ struct AppRoutes {
             }
             return Response(status: .noContent)
         }
+        // `herald doctor`: the app's push settings checked end to end; changes nothing stored.
+        router.post("/v1/apps/:app/doctor") { _, context in
+            let app = try await services.existingApp(try context.parameters.identifier("app"))
+            let checks = await gateway.doctor.examine(app)
+            struct Report: Encodable {
+                var app: String
+                var healthy: Bool
+                var checks: [PushDoctor.Check]
+            }
+            return try Response.json(Report(app: app.id, healthy: !checks.contains { $0.outcome == .failed }, checks: checks))
+        }
     }
 
     /// `PUT /v1/apps/{app}`: creates or replaces an app; push credentials are loaded before
