@@ -7,11 +7,14 @@ struct APIError: HTTPResponseError {
     var status: HTTPResponse.Status
     var reason: String
     var message: String
+    /// Extra response headers (`Allow` on a 405).
+    var headers: HTTPFields = [:]
 
-    init(status: HTTPResponse.Status, reason: String, message: String) {
+    init(status: HTTPResponse.Status, reason: String, message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.reason = reason
         self.message = message
+        self.headers = headers
     }
 
     init(_ error: HeraldError) {
@@ -40,14 +43,18 @@ struct APIError: HTTPResponseError {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(Body(error: .init(reason: reason, message: message)))
-        return Response(status: status, headers: [.contentType: "application/json"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        var fields = headers
+        fields[.contentType] = "application/json"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 
 /// Turns whatever a route throws into an ``APIError``, so that no error leaves as plain text and
 /// bad input never surfaces as a 500.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Tells a wrong method on an existing path (405) from a missing path (404).
+    let routes: RouteTable
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -60,6 +67,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             switch error.status {
             case .notFound:
+                if let allowed = routes.allowedMethods(for: request.uri.path) {
+                    throw APIError(status: .methodNotAllowed, reason: "methodNotAllowed",
+                                   message: "\(request.method) is not allowed on \(request.uri.path); allowed: \(allowed.joined(separator: ", "))",
+                                   headers: [.allow: allowed.joined(separator: ", ")])
+                }
                 throw APIError(status: .notFound, reason: "routeNotFound", message: "no route for \(request.method) \(request.uri.path)")
             case .methodNotAllowed:
                 throw APIError(status: .methodNotAllowed, reason: "methodNotAllowed", message: "\(request.method) is not allowed on \(request.uri.path)")

@@ -142,9 +142,11 @@ public struct HeraldServer: Sendable {
 
     /// The router with every route, for the application and for in-process tests.
     public func makeRouter() -> Router<HeraldRequestContext> {
-        let router = Router(context: HeraldRequestContext.self)
+        // HEAD answers wherever GET does, as HTTP expects.
+        let router = Router(context: HeraldRequestContext.self, options: .autoGenerateHeadEndpoints)
+        let routes = RouteTable()
         router.add(middleware: HTTPMetricsMiddleware())
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(routes: routes))
         router.add(middleware: AccessMiddleware(
             keys: APIKeys(adminKeys: configuration.adminKeys, appKeys: configuration.appKeys.map { ($0.app, $0.key) }),
             metrics: metrics,
@@ -169,6 +171,7 @@ public struct HeraldServer: Sendable {
                         heartbeat: .milliseconds(configuration.heartbeatMilliseconds)).register(on: router)
         DeviceRoutes(services: services).register(on: router)
         NotificationRoutes(services: services).register(on: router)
+        routes.load(router.routes.map { ($0.path.description, $0.method.rawValue) })
         return router
     }
 
