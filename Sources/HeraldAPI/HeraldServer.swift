@@ -142,8 +142,9 @@ public struct HeraldServer: Sendable {
 
     /// The router with every route, for the application and for in-process tests.
     public func makeRouter() -> Router<HeraldRequestContext> {
-        // HEAD answers wherever GET does, as HTTP expects.
-        let router = Router(context: HeraldRequestContext.self, options: .autoGenerateHeadEndpoints)
+        // No HEAD generated from GET: Hummingbird would run the GET handler, and the event
+        // stream's handler connects the device and hands its backlog over before any body.
+        let router = Router(context: HeraldRequestContext.self)
         let routes = RouteTable()
         router.add(middleware: HTTPMetricsMiddleware())
         router.add(middleware: ErrorMiddleware(routes: routes))
@@ -155,8 +156,9 @@ public struct HeraldServer: Sendable {
             timeout: .milliseconds(configuration.requestTimeoutMilliseconds)))
         let services = APIServices(store: store, engine: engine, clock: clock,
                                    body: JSONBody(maximumBytes: configuration.maxBodyBytes))
-        HealthRoutes(registry: registry, refresh: { [store, gateway, metrics] in
-            try await metrics.refresh(store: store, gateway: gateway)
+        let gauges = StoreGaugeCache(store: store)
+        HealthRoutes(registry: registry, refresh: { [gateway, metrics, logger] in
+            await metrics.refresh(store: gauges, gateway: gateway, logger: logger)
         }).register(on: router)
         AppRoutes(services: services, gateway: gateway).register(on: router)
         PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch).register(on: router)
@@ -164,7 +166,7 @@ public struct HeraldServer: Sendable {
                    claimLease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000),
                    maxTokensPerRequest: configuration.hookMaxTokensPerRequest).register(on: router)
         FeedbackRoutes(store: store, dispatcher: feedback).register(on: router)
-        StatusRoutes(reports: StatusReports(store: store, gateway: gateway, lateness: engine.lateness, clock: clock),
+        StatusRoutes(reports: StatusReports(store: store, gauges: gauges, gateway: gateway, lateness: engine.lateness, clock: clock),
                      store: store, dispatcher: feedback).register(on: router)
         LifecycleRoutes(services: services, store: store, streams: streams, gateway: gateway, metrics: metrics,
                         wakePushesPerHour: configuration.wakePushesPerHour,

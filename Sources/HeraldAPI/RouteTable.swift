@@ -14,11 +14,7 @@ final class RouteTable: Sendable {
     /// Takes the router's routes; called once every route is registered.
     func load(_ descriptions: [(template: String, method: String)]) {
         var byTemplate: [String: Set<String>] = [:]
-        for (template, method) in descriptions {
-            byTemplate[template, default: []].insert(method)
-            // The router answers HEAD wherever it answers GET.
-            if method == "GET" { byTemplate[template, default: []].insert("HEAD") }
-        }
+        for (template, method) in descriptions { byTemplate[template, default: []].insert(method) }
         routes.withLock { routes in
             routes = byTemplate.map { Route(segments: Self.segments($0.key), methods: $0.value) }
         }

@@ -50,6 +50,15 @@ public enum DeliveryResult: Hashable, Sendable {
         case .notDelivered: return "notDelivered"
         }
     }
+
+    /// The case without its reason (`refused`, `failed`, `sent`, `held`, ...): a bounded label.
+    public var kind: String {
+        switch self {
+        case .refused: return "refused"
+        case .failed: return "failed"
+        default: return rawValue
+        }
+    }
 }
 
 /// Where an occurrence went and how it ended, as recorded in the fire log.

@@ -74,8 +74,9 @@ public actor DeliveryDispatcher: Service {
     /// Occurrences in delivery calls that have not returned.
     private var occurrencesInFlight = 0
     private let inFlightGauge = Gauge(label: "herald_deliveries_in_flight")
-    /// `herald_occurrences_fired_total{channel, outcome}`, counted when the outcome is final.
-    private var firedCounters: [DeliveryOutcome: Counter] = [:]
+    /// `herald_occurrences_fired_total{channel, outcome}` by channel and result kind, counted
+    /// when the outcome is final (only then are both known).
+    private var firedCounters: [[String]: Counter] = [:]
     private var running: [UUID: Task<Void, Never>] = [:]
     private var unsaved: [CompletedDelivery] = []
     private var flushing = false
@@ -113,6 +114,7 @@ public actor DeliveryDispatcher: Service {
     public func takeOver(fired: [FiredOccurrence], orphaned: [Int64]) async {
         if !orphaned.isEmpty {
             unsaved += orphaned.map { DeliveryOutcome(.none, .deviceGone).completing($0) }
+            countFired([DeliveryOutcome(.none, .deviceGone): orphaned.count])
             await flush()
         }
         if !fired.isEmpty {
@@ -181,18 +183,20 @@ public actor DeliveryDispatcher: Service {
             final[DeliveryOutcome(outcome.route, outcome.result), default: 0] += 1
             if let logID = work.fired.logID { unsaved.append(outcome.completing(logID)) }
         }
-        for (kind, count) in final { firedCounter(kind).increment(by: count) }
+        countFired(final)
         if !retries.isEmpty { scheduleRetry(retries) }
         startWork(app)
         if !flushing, !unsaved.isEmpty { Task { await self.flushSoon() } }
     }
 
-    private func firedCounter(_ kind: DeliveryOutcome) -> Counter {
-        if let counter = firedCounters[kind] { return counter }
-        let counter = Counter(label: "herald_occurrences_fired_total",
-                              dimensions: [("channel", kind.channel), ("outcome", kind.outcome)])
-        firedCounters[kind] = counter
-        return counter
+    private func countFired(_ outcomes: [DeliveryOutcome: Int]) {
+        for (outcome, count) in outcomes {
+            let key = [outcome.channel, outcome.result.kind]
+            let counter = firedCounters[key]
+                ?? Counter(label: "herald_occurrences_fired_total", dimensions: [("channel", key[0]), ("outcome", key[1])])
+            firedCounters[key] = counter
+            counter.increment(by: count)
+        }
     }
 
     /// Lets outcomes gather for a moment, then stores them in one transaction: at a steady rate

@@ -9,8 +9,6 @@ final class HTTP2ClientSharedState: Sendable {
     let queuedRequests = Atomic<Int>(0)
     /// Streams that ended with a response: tells a fresh connection's one-stream start apart.
     let answered = Atomic<Int>(0)
-    /// The peer sent GOAWAY: for the connection's owner to count.
-    let receivedGoAway = Atomic<Bool>(false)
 }
 
 /// Requests handed to the loop together, answered together: one hop onto the loop thread and
@@ -253,7 +251,7 @@ final class HTTP2ClientChannel: HTTP2Channel, @unchecked Sendable {
             }
             scheduleFlush()  // a raised limit lets queued requests go
         case NGHTTP2_GOAWAY.byte:
-            shared.receivedGoAway.store(true, ordering: .relaxed)
+            options.onGoAway?()
             // `perform` publishes first: no caller resumed by a failure finds this connection usable.
             perform(machine.goAwayReceived(lastStreamID: HTTP2StreamID(frame.pointee.goaway.last_stream_id),
                                            errorCode: frame.pointee.goaway.error_code))

@@ -115,9 +115,6 @@ public final class HTTP2ClientConnection: Sendable {
     /// Responses received so far.
     public var answeredRequests: Int { shared.answered.load(ordering: .relaxed) }
 
-    /// True once the server sent GOAWAY.
-    public var receivedGoAway: Bool { shared.receivedGoAway.load(ordering: .relaxed) }
-
     /// Sends GOAWAY and closes; queued requests fail as `.notProcessed`, open ones as
     /// `.connectionClosed`.
     public func close() {

@@ -10,10 +10,13 @@ public struct HTTP2ClientOptions: Sendable {
     public var initialWindowSize: Int
     /// The connection-level receive window.
     public var connectionWindowSize: Int
+    /// Called on the loop thread when the peer sends GOAWAY (for metrics); must return at once.
+    public var onGoAway: (@Sendable () -> Void)?
 
     public init(pingInterval: Duration? = .seconds(60), pingTimeout: Duration = .seconds(10),
                 maxQueuedRequests: Int = 10_000, initialWindowSize: Int = 1 << 20,
-                connectionWindowSize: Int = 4 << 20) {
+                connectionWindowSize: Int = 4 << 20, onGoAway: (@Sendable () -> Void)? = nil) {
+        self.onGoAway = onGoAway
         self.pingInterval = pingInterval
         self.pingTimeout = pingTimeout
         self.maxQueuedRequests = maxQueuedRequests

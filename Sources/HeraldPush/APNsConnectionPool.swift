@@ -9,19 +9,6 @@ import Synchronization
 /// - a fresh connection's one-stream start (APNs allows one stream until the first answer) counts
 ///   as room, not as full, so a burst on a new pool waits for the limit to rise;
 /// - a resend after GOAWAY or REFUSED_STREAM avoids the connection that did not process it.
-/// What a pool tells its owner about its connections (for metrics).
-public struct APNsConnectionEvents: Sendable {
-    /// A connection attempt ended: true when it opened.
-    public var connected: @Sendable (_ succeeded: Bool) -> Void
-    /// A connection was dropped from the pool after the server sent GOAWAY on it.
-    public var receivedGoAway: @Sendable () -> Void
-
-    public init(connected: @escaping @Sendable (Bool) -> Void = { _ in }, receivedGoAway: @escaping @Sendable () -> Void = {}) {
-        self.connected = connected
-        self.receivedGoAway = receivedGoAway
-    }
-}
-
 final class APNsConnectionPool: Sendable {
     private struct State {
         var connections: [HTTP2ClientConnection] = []
@@ -57,21 +44,20 @@ final class APNsConnectionPool: Sendable {
     /// - Returns: for each connection used, how many of the requests it takes, in order.
     /// - Throws: the connect error when there is no usable connection and none could be opened.
     func assign(_ count: Int, avoiding: Set<ObjectIdentifier> = [], limit: Duration) async throws -> [(HTTP2ClientConnection, Int)] {
-        let (opening, goAways): (Task<HTTP2ClientConnection, any Error>?, Int) = state.withLock { state in
-            let dropped = state.connections.filter { !$0.isUsable }
+        let opening: Task<HTTP2ClientConnection, any Error>? = state.withLock { state in
             state.connections.removeAll { !$0.isUsable }
-            let goAways = dropped.filter(\.receivedGoAway).count
             let candidates = state.connections.filter { !avoiding.contains(ObjectIdentifier($0)) }
             let room = candidates.reduce(0) { $0 + Self.room(on: $1) }
-            guard room < count, state.connections.count < size else { return (nil, goAways) }
-            if candidates.contains(where: Self.isStarting) { return (nil, goAways) }
-            if let opening = state.opening { return (opening, goAways) }
+            guard room < count, state.connections.count < size else { return nil }
+            if candidates.contains(where: Self.isStarting) { return nil }
+            if let opening = state.opening { return opening }
             let (host, port, tls, timeout, loops, events) = (self.host, self.port, self.tls, min(connectTimeout, limit), self.loops,
                                                              self.events)
             let task = Task {
                 do {
-                    let connection = try await HTTP2ClientConnection.connect(host: host, port: port, tls: tls, timeout: timeout,
-                                                                             loops: loops)
+                    let connection = try await HTTP2ClientConnection.connect(
+                        host: host, port: port, tls: tls, timeout: timeout,
+                        options: HTTP2ClientOptions(onGoAway: events.receivedGoAway), loops: loops)
                     events.connected(true)
                     return connection
                 } catch {
@@ -80,9 +66,8 @@ final class APNsConnectionPool: Sendable {
                 }
             }
             state.opening = task
-            return (task, goAways)
+            return task
         }
-        for _ in 0..<goAways { events.receivedGoAway() }
         if let opening {
             do {
                 let connection = try await opening.value

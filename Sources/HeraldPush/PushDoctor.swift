@@ -25,88 +25,114 @@ public struct PushDoctor: Sendable {
     static let probeToken = String(repeating: "0", count: 64)
 
     let policy: PushCredentialPolicy
+    /// The gateway's: a key's provider token is shared, since APNs refuses a key renewed more
+    /// often than every 20 minutes (a doctor's run must not sign one of its own).
+    let tokenSources: ProviderTokenSources
+    /// The gateway's loops: file reads, DNS and the connection run there, off Swift's pool.
+    let loops: HTTP2EventLoops
     let timeout: Duration
 
-    public init(policy: PushCredentialPolicy, timeout: Duration = .seconds(10)) {
+    public init(policy: PushCredentialPolicy, tokenSources: ProviderTokenSources, loops: HTTP2EventLoops,
+                timeout: Duration = .seconds(10)) {
         self.policy = policy
+        self.tokenSources = tokenSources
+        self.loops = loops
         self.timeout = timeout
     }
 
     /// Runs every check in order; a failed check skips those that depend on it.
     public func examine(_ app: App) async -> [Check] {
+        var list = CheckList()
+        await examine(app, into: &list)
+        return list.checks
+    }
+
+    /// The checks so far; a failure marks the ones after it skipped.
+    private struct CheckList {
         var checks: [Check] = []
-        func add(_ name: String, _ outcome: Check.Outcome, _ detail: String) {
+
+        mutating func add(_ name: String, _ outcome: Check.Outcome, _ detail: String) {
             checks.append(Check(name: name, outcome: outcome, detail: detail))
         }
-        func skipRest(after index: Int) {
-            for name in Self.names.dropFirst(index + 1) { add(name, .skipped, "skipped: an earlier check failed") }
+
+        mutating func fail(_ name: String, _ detail: String) {
+            add(name, .failed, detail)
+            for later in PushDoctor.names.drop(while: { $0 != name }).dropFirst() {
+                add(later, .skipped, "skipped: an earlier check failed")
+            }
         }
+    }
+
+    /// The checks that need no connection, then ``probe(_:settings:with:into:)``.
+    private func examine(_ app: App, into list: inout CheckList) async {
         guard let settings = app.push else {
-            add("settings", .failed, "app '\(app.id)' has no push settings: PUT /v1/apps/\(app.id) with a push object")
-            skipRest(after: 0)
-            return checks
+            list.fail("settings", "app '\(app.id)' has no push settings: PUT /v1/apps/\(app.id) with a push object")
+            return
         }
         do {
             try policy.check(settings)
             let endpoint = try settings.endpoint()
-            add("settings", .passed, "environment \(settings.environment) is \(endpoint.host):\(endpoint.port)")
+            list.add("settings", .passed, "environment \(settings.environment) is \(endpoint.host):\(endpoint.port)")
         } catch {
-            add("settings", .failed, error.message)
-            skipRest(after: 0)
-            return checks
+            list.fail("settings", error.message)
+            return
         }
         let client: APNsClient
         do {
-            client = try APNsClient(appID: app.id, settings: settings, poolSize: 1, retry: RetryPolicy(maximumAttempts: 1))
+            let (tokenSources, loops) = (self.tokenSources, self.loops)
+            client = try await loops.run {
+                try APNsClient(appID: app.id, settings: settings, poolSize: 1, retry: RetryPolicy(maximumAttempts: 1),
+                               tokenSources: tokenSources, loops: loops)
+            }
         } catch let error as HeraldError {
-            add("credentials", .failed, error.message)
-            skipRest(after: 1)
-            return checks
+            list.fail("credentials", error.message)
+            return
         } catch {
-            add("credentials", .failed, "the credentials do not load: \(error)")
-            skipRest(after: 1)
-            return checks
+            list.fail("credentials", "the credentials do not load: \(error)")
+            return
         }
-        defer { Task { await client.close() } }
+        await probe(app, settings: settings, with: client, into: &list)
+        await client.close()
+    }
+
+    /// The checks that use the loaded client: provider token, DNS, the probe push.
+    private func probe(_ app: App, settings: PushSettings, with client: APNsClient, into list: inout CheckList) async {
         switch settings.auth {
         case .token(let teamID, let keyID, _):
-            add("credentials", .passed, "token key \(keyID) of team \(teamID) loads (EC P-256)")
+            list.add("credentials", .passed, "token key \(keyID) of team \(teamID) loads (EC P-256)")
             do {
                 let token = try client.providerTokens?.token(now: Date())
-                add("providerToken", .passed, "a provider token (ES256 JWT) signs; issued at \(token?.issuedAt ?? 0)")
+                list.add("providerToken", .passed, "a provider token (ES256 JWT) signs; issued at \(token?.issuedAt ?? 0)")
             } catch {
-                add("providerToken", .failed, "the key does not sign a provider token: \(error)")
-                skipRest(after: 2)
-                return checks
+                list.fail("providerToken", "the key does not sign a provider token: \(error)")
+                return
             }
         case .certificate:
-            add("credentials", .passed, "the client certificate and its private key load")
-            add("providerToken", .skipped, "certificate authentication: no provider token is used")
+            list.add("credentials", .passed, "the client certificate and its private key load")
+            list.add("providerToken", .skipped, "certificate authentication: no provider token is used")
         }
         let endpoint = (try? settings.endpoint()) ?? (host: "", port: 0)
-        guard Self.resolves(endpoint.host, port: endpoint.port) else {
-            add("dns", .failed, "\(endpoint.host) does not resolve: check the environment and this machine's DNS")
-            skipRest(after: 3)
-            return checks
+        guard (try? await loops.run({ Self.resolves(endpoint.host, port: endpoint.port) })) == true else {
+            list.fail("dns", "\(endpoint.host) does not resolve: check the environment and this machine's DNS")
+            return
         }
-        add("dns", .passed, "\(endpoint.host) resolves")
+        list.add("dns", .passed, "\(endpoint.host) resolves")
         let probe: APNsPush
         do {
             probe = try APNsPush(token: Self.probeToken, type: .background, bundleID: app.id, aps: APS(contentAvailable: 1))
         } catch {
-            add("apns", .failed, "cannot build a push for topic \(app.id): \(error.message)")
-            return checks
+            list.fail("apns", "cannot build a push for topic \(app.id): \(error.message)")
+            return
         }
         let outcome = await client.send(probe, timeout: timeout)
         let (passed, detail) = Self.explain(outcome, topic: probe.topic)
-        add("apns", passed ? .passed : .failed, detail)
-        return checks
+        list.add("apns", passed ? .passed : .failed, detail)
     }
 
     static let names = ["settings", "credentials", "providerToken", "dns", "apns"]
 
     /// What the probe's answer says about the settings, in plain words.
-    static func explain(_ outcome: PushOutcome, topic: String) -> (passed: Bool, detail: String) {
+    public static func explain(_ outcome: PushOutcome, topic: String) -> (passed: Bool, detail: String) {
         let answered = "APNs answered over HTTP/2 with TLS"
         switch outcome.apnsReason {
         case nil where outcome.status == 200:

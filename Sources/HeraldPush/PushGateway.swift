@@ -96,7 +96,9 @@ public actor PushGateway {
     }
 
     /// Checks an app's push settings end to end under this gateway's credential policy.
-    public nonisolated var doctor: PushDoctor { PushDoctor(policy: configuration.credentialPolicy) }
+    public nonisolated var doctor: PushDoctor {
+        PushDoctor(policy: configuration.credentialPolicy, tokenSources: tokenSources, loops: loops)
+    }
 
     /// Gauges read at scrape time: open connections per app, provider tokens signed.
     public func refreshMetrics() {

@@ -34,8 +34,8 @@ public struct PushOutcome: Hashable, Sendable {
         case unregistered
         /// APNs refused it (any other 4xx).
         case rejected
-        /// Herald's rules refused it before sending (422).
-        case refused
+        /// Herald found it invalid before sending (422: no push settings, credentials that do not load).
+        case invalid
         /// A transport failure or an APNs server error.
         case failed
         /// Its deadline passed, or its caller went away.
@@ -50,20 +50,27 @@ public struct PushOutcome: Hashable, Sendable {
         switch status {
         case 200: .accepted
         case 410: .unregistered
-        case 422: .refused
+        case 422: .invalid
         case 504: .timedOut
         case 400..<500: .rejected
         default: .failed
         }
     }
 
-    /// ``reason`` from a bounded set, for a metric label: APNs' known reasons and Herald's own
-    /// (lowerCamelCase) as they are, any other text as `other`, none as `none`.
+    /// ``reason`` from a bounded set, for a metric label: APNs' known reasons and Herald's own as
+    /// they are, any other text (an unknown server's) as `other`, none as `none`.
     public var boundedReason: String {
         guard let reason else { return "none" }
-        if apnsReason != nil || reason.first?.isLowercase == true { return reason }
-        return "other"
+        return apnsReason != nil || Self.heraldReasons.contains(reason) ? reason : "other"
     }
+
+    /// Every reason Herald itself gives a push that APNs did not answer.
+    static let heraldReasons: Set<String> = [
+        "tokenInvalidated", "timeout", "cancelled", "notProcessed", "connectionClosed", "streamReset", "tlsFailure",
+        "alpnNotNegotiated", "connectFailed", "queueFull", "protocolError", "invalidConfiguration",
+        "pushNotConfigured", "invalidPushCredentials", "invalidPushEnvironment", "pushEnvironmentNotAllowed",
+        "credentialPathNotAllowed",
+    ]
 
     /// The typed APNs reason, when APNs gave one this gateway knows.
     public var apnsReason: APNsReason? { reason.flatMap(APNsReason.init(rawValue:)) }

@@ -33,6 +33,30 @@ struct StatusRoutesTests {
         }
     }
 
+    @Test("Basic credentials reach only the pages: a browser's cached key never works on the API (no cross-site requests)")
+    func basicCredentialsOnlyForPages() async throws {
+        try await withGuardedHerald { herald in
+            try await herald.registerApp(GuardApps.alarm, token: guardToken(1))
+            let basic = "Basic " + Data("operator:\(GuardKeys.admin)".utf8).base64EncodedString()
+            let push = try await herald.send(.post, "/v1/push", body: API.encode(["notifications": [
+                ["app": GuardApps.alarm, "tokens": [guardToken(1)], "aps": ["alert": "forged"]],
+            ]]), key: nil, authorization: basic)
+            #expect(push.status == .unauthorized)
+            #expect(herald.inbox(guardToken(1)).isEmpty, "nothing pushed")
+            let status = try await herald.send(.get, "/v1/status", key: nil, authorization: basic)
+            #expect(status.status == .unauthorized)
+
+            // The outbox page's retry button sends X-Herald-UI, which a form on another site cannot.
+            let forged = try await herald.send(.post, "/ui/outbox/1/retry", key: nil, authorization: basic)
+            #expect(forged.status == .forbidden)
+            #expect(forged.json["error"]["reason"].string == "notFromStatusPage")
+            let button = try await herald.send(.post, "/ui/outbox/1/retry", key: nil, authorization: basic,
+                                               headers: ["X-Herald-UI": "1"])
+            #expect(button.status == .notFound, "past the checks: no parked message 1")
+            #expect(button.json["error"]["reason"].string == "messageNotFound")
+        }
+    }
+
     @Test("The device page lists its pending notification with its next occurrences; the fragment is only <main>'s content")
     func devicePageShowsPendingNotification() async throws {
         try await withGuardedHerald { herald in

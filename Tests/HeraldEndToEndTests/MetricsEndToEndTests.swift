@@ -50,8 +50,11 @@ struct MetricsEndToEndTests {
                         ["kind": "batteryLevel", "value": 0.5], ["kind": "orientation", "value": "faceUp"],
                     ]])
                     try #require(events.status == 200, "\(events.text)")
-                    let queued = try await scrape(herald)
-                    #expect(queued.value("herald_coalescer_backlog", ["kind": "batteryLevel"]) == 1)
+                    // Store gauges are read at most every 2 s, however often /metrics is scraped.
+                    let queued = await pollUntil(timeout: .seconds(10), interval: .milliseconds(200)) {
+                        ((try? await scrape(herald))?.value("herald_coalescer_backlog", ["kind": "batteryLevel"]) ?? 0) == 1
+                    }
+                    #expect(queued, "the queued battery level shows in the backlog gauge")
                     let wakePushed = await pollUntil(timeout: .seconds(10), interval: .milliseconds(100)) {
                         ((try? await scrape(herald))?.value("herald_wake_pushes_total", ["result": "sent"]) ?? 0) >= 1
                     }
@@ -67,7 +70,13 @@ struct MetricsEndToEndTests {
                     _ = try await herald.api("GET", "/v1/nothing-here")
                     for _ in 0..<3 { _ = try await herald.api("POST", "/v1/hooks/missing", json: [:], key: nil) }
 
-                    let after = try await scrape(herald)
+                    let settled = await eventually(timeout: .seconds(10), interval: .milliseconds(200)) { () -> PrometheusScrape? in
+                        guard let scrape = try? await scrape(herald),
+                              scrape.has("herald_pending_notifications"), scrape.value("herald_pending_notifications") == 0,
+                              scrape.value("herald_coalescer_backlog", ["kind": "batteryLevel"]) == 0 else { return nil }
+                        return scrape
+                    }
+                    let after = try #require(settled, "the store gauges settle: nothing pending, the backlog handed over")
                     let pushes = ["app": app, "push_type": "alert"]
                     #expect(after.value("herald_pushes_total", pushes.merging(["outcome": "accepted", "reason": "none"]) { $1 }) >= 1)
                     #expect(after.value("herald_pushes_total", pushes.merging(["outcome": "unregistered", "reason": "Unregistered"]) { $1 }) == 1)

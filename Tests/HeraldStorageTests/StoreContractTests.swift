@@ -211,4 +211,50 @@ struct StoreContractTests {
             await subject.close()
         }
     }
+
+    @Test("Status counts: pending notifications, the fire log backlog, inboxes, coalesced backlogs by kind and invalid tokens",
+          arguments: StoreBackend.all)
+    func statusCounts(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            let subject = try await prepare(host, devices: 2)
+            let store = subject.store
+            for (id, offset) in [("soon", 10.0), ("later", 20.0), ("tomorrow", 86_400.0)] {
+                _ = try await store.schedule(fixtures.oneShot(id, at: offset), now: start)
+            }
+            _ = try await store.schedule(fixtures.oneShot("tomorrow", device: "d1", at: 86_400), now: start)
+            // One firing without an outcome yet, also held in d0's inbox.
+            let fired = try #require(try await fixtures.claimAll(store, at: 10).first)
+            try await store.holdInInbox([InboxItem(logID: fired.logID, occurrence: fired.occurrence,
+                                                   content: try fired.content(), firedAt: fired.firedAt)])
+            // d1 is not running: its events queue, one coalesced notification per kind.
+            _ = try await store.ingestEvents(appID: app, deviceID: "d1", events: [
+                SystemEvent(kind: "batteryLevel", value: .number(0.5)), SystemEvent(kind: "batteryLevel", value: .number(0.4)),
+                SystemEvent(kind: "orientation", value: .string("faceUp")),
+            ], catalog: try EventCatalog(customKinds: []), connected: false)
+            _ = try await store.invalidateToken(
+                InvalidToken(appID: app, token: "dead", reason: "Unregistered", apnsTimestamp: nil, invalidatedAt: start),
+                feedback: FeedbackEvent(type: "token.invalid", appID: app, payload: [:], createdAt: start))
+
+            let gauges = try await store.storeGauges()
+            #expect(gauges.pendingNotifications == 3)
+            #expect(gauges.fireLogBacklog == 1)
+            #expect(gauges.eventBacklog == ["batteryLevel": 1, "orientation": 1])
+            #expect(gauges.outboxPending == 0 && gauges.outboxParked == 0)
+
+            #expect(try await store.appStatuses() == [AppStatus(appID: app, devices: 2, pendingNotifications: 3, invalidTokens: 1)])
+            let devices = try await store.deviceStatuses(appID: app, limit: 10)
+            #expect(devices.map(\.device.id) == ["d0", "d1"])
+            #expect(devices.map(\.pendingNotifications) == [2, 1])
+            #expect(devices.map(\.inbox) == [1, 0])
+            #expect(devices.map(\.eventBacklog) == [0, 2])
+            #expect(try await store.deviceStatuses(appID: app, limit: 1).count == 1)
+            let inbox = try await store.inboxEntries(appID: app, deviceID: "d0", limit: 10)
+            #expect(inbox.map(\.notificationID) == ["soon"])
+            #expect(inbox.first?.firedAt == fired.firedAt)
+
+            await #expect(throws: HeraldError.self) { try await store.deviceStatuses(appID: "com.example.none", limit: 10) }
+            await #expect(throws: HeraldError.self) { try await store.inboxEntries(appID: app, deviceID: "ghost", limit: 10) }
+            await subject.close()
+        }
+    }
 }

@@ -24,7 +24,7 @@ struct AccessMiddleware: RouterMiddleware {
         case .open:
             return try await withTimeout(request, context, next)
         case .signedHook:
-            if let refusal = try refusal(limiter: hookLimiter, key: "hook:" + context.parameters.decoded("name"),
+            if let refusal = try refusal(limiter: hookLimiter, scope: .hook, key: "hook:" + context.parameters.decoded("name"),
                                          who: "this hook", request: request, context: context) {
                 return refusal
             }
@@ -34,19 +34,23 @@ struct AccessMiddleware: RouterMiddleware {
         }
         var context = context
         if !keys.isEmpty {
-            guard let key = Self.presentedKey(request.headers[.authorization]), let principal = keys.principal(for: key) else {
+            // Basic credentials only for the status pages: a browser sends cached Basic credentials
+            // on its own, even with a form another site posts, so they must not reach the API.
+            let isStatusPage = context.endpointPath?.hasPrefix("/ui") == true
+            guard let key = Self.presentedKey(request.headers[.authorization], allowingBasic: isStatusPage),
+                  let principal = keys.principal(for: key) else {
                 var response = try APIError(status: .unauthorized, reason: "unauthorized",
                                             message: "a valid API key is required: Authorization: Bearer <key>")
                     .response(from: request, context: context)
                 // A browser opening the status pages asks for the key (as the password) itself.
-                if context.endpointPath?.hasPrefix("/ui") == true {
+                if isStatusPage {
                     response.headers[.wwwAuthenticate] = "Basic realm=\"Herald\", charset=\"UTF-8\""
                 }
                 return response
             }
             context.principal = principal
             // One bucket per key, however the header spells it.
-            if let refusal = try refusal(limiter: limiter, key: key, who: "this key", request: request, context: context) {
+            if let refusal = try refusal(limiter: limiter, scope: .key, key: key, who: "this key", request: request, context: context) {
                 return refusal
             }
             try authorize(principal, access: access, parameters: context.parameters)
@@ -54,16 +58,16 @@ struct AccessMiddleware: RouterMiddleware {
         return try await withTimeout(request, context, next)
     }
 
-    /// The key in `Authorization: Bearer <key>`, or the password of `Basic` credentials (what a
-    /// browser sends for the status pages; the user name is ignored).
-    static func presentedKey(_ header: String?) -> String? {
+    /// The key in `Authorization: Bearer <key>`, or, where allowed, the password of `Basic`
+    /// credentials (what a browser sends for the status pages; the user name is ignored).
+    static func presentedKey(_ header: String?, allowingBasic: Bool) -> String? {
         guard let header, let space = header.firstIndex(of: " ") else { return nil }
         let scheme = header[..<space].lowercased()
         let value = header[header.index(after: space)...].trimmingCharacters(in: .whitespaces)
         switch scheme {
         case "bearer":
             return value
-        case "basic":
+        case "basic" where allowingBasic:
             guard let data = Data(base64Encoded: value), let credentials = String(data: data, encoding: .utf8),
                   let colon = credentials.firstIndex(of: ":") else { return nil }
             return String(credentials[credentials.index(after: colon)...])
@@ -89,10 +93,10 @@ struct AccessMiddleware: RouterMiddleware {
     }
 
     /// A 429 `rateLimited` answer with `Retry-After` when `key`'s bucket is empty, else nil.
-    private func refusal(limiter: RateLimiter, key: String, who: String, request: Request,
-                         context: Context) throws -> Response? {
+    private func refusal(limiter: RateLimiter, scope: ServerMetrics.RateLimitScope, key: String, who: String,
+                         request: Request, context: Context) throws -> Response? {
         guard let wait = limiter.acquire(key) else { return nil }
-        metrics.rateLimited(hook: limiter === hookLimiter)
+        metrics.rateLimited(scope)
         let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
         var response = try APIError(status: .tooManyRequests, reason: "rateLimited",
                                     message: "too many requests for \(who); retry after \(seconds) s")

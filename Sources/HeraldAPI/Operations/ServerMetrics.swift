@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldPush
 import HeraldStorage
+import Logging
 import Metrics
 import Synchronization
 
@@ -27,8 +28,13 @@ public final class ServerMetrics: Sendable {
 
     public init() {}
 
-    func rateLimited(hook: Bool) {
-        (hook ? rateLimitedHook : rateLimitedKey).increment()
+    /// What a 429 was counted against.
+    enum RateLimitScope {
+        case key, hook
+    }
+
+    func rateLimited(_ scope: RateLimitScope) {
+        (scope == .hook ? rateLimitedHook : rateLimitedKey).increment()
     }
 
     func eventsReported(live: Int, queued: Int) {
@@ -36,14 +42,23 @@ public final class ServerMetrics: Sendable {
         if queued > 0 { eventsQueued.increment(by: queued) }
     }
 
+    /// A wake push went out (`sent`), or the hourly limit held it back.
     func wakePush(sent: Bool) {
         (sent ? wakeSent : wakeThrottled).increment()
     }
 
-    /// Reads the store's counts and the push engine's gauges; called before each scrape.
-    func refresh(store: any StatusStore, gateway: PushGateway) async throws {
+    /// Reads the store's counts and the push engine's gauges; called before each scrape. A store
+    /// that cannot be read leaves the store's gauges as they were: the rest still scrape.
+    func refresh(store: StoreGaugeCache, gateway: PushGateway, logger: Logger) async {
         await gateway.refreshMetrics()
-        let gauges = try await store.storeGauges()
+        let gauges: StoreGauges
+        do {
+            gauges = try await store.gauges()
+        } catch {
+            logger.warning("metrics: cannot read the store's counts; its gauges keep their last values",
+                           metadata: ["error": "\(error)"])
+            return
+        }
         pending.record(gauges.pendingNotifications)
         fireLogBacklog.record(gauges.fireLogBacklog)
         outboxPending.record(gauges.outboxPending)

@@ -8,6 +8,8 @@ import HeraldStorage
 /// push engine's last hour and the scheduler's lateness buckets. Reading changes nothing.
 struct StatusReports: Sendable {
     let store: any DeviceStore & StatusStore & OutboxStore
+    /// Whole-store counts, shared with `/metrics` so open pages do not each recount them.
+    let gauges: StoreGaugeCache
     let gateway: PushGateway
     let lateness: FiringLateness
     let clock: any SchedulerClock
@@ -83,15 +85,15 @@ struct StatusReports: Sendable {
     }
 
     func overview() async throws -> Overview {
-        let now = clock.now()
+        // Push activity is recorded at wall-clock time, whatever clock the scheduler runs on.
         let apps = try await store.appStatuses()
-        let gauges = try await store.storeGauges()
+        let gauges = try await self.gauges.gauges()
         let lines = apps.map { app in
             Overview.AppLine(app: app.appID, devices: app.devices, pending: app.pendingNotifications,
                              invalidTokens: app.invalidTokens,
-                             pushesLastHour: Self.named(gateway.activity.totals(app: app.appID, now: now)))
+                             pushesLastHour: Self.named(gateway.activity.totals(app: app.appID)))
         }
-        let minutes = gateway.activity.lastHour(now: now).map {
+        let minutes = gateway.activity.lastHour().map {
             Overview.Minute(minute: RFC3339.string(from: $0.start), counts: Self.named($0.counts))
         }
         let buckets = lateness.buckets
@@ -106,7 +108,7 @@ struct StatusReports: Sendable {
 
     func app(_ appID: String) async throws -> AppReport {
         let devices = try await store.deviceStatuses(appID: appID, limit: Self.deviceLimit)
-        return AppReport(app: appID, pushesLastHour: Self.named(gateway.activity.totals(app: appID, now: clock.now())),
+        return AppReport(app: appID, pushesLastHour: Self.named(gateway.activity.totals(app: appID)),
                          devices: devices.map {
                              AppReport.DeviceLine(device: $0.device.id, state: $0.device.state.rawValue,
                                                   timeZone: $0.device.timeZone, pending: $0.pendingNotifications,

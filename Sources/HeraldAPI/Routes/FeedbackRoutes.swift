@@ -46,12 +46,16 @@ struct FeedbackRoutes {
             return try Response.json(Body(full: !full.isEmpty, fullReceivers: full, messages: messages))
         }
         router.post("/v1/feedback/outbox/:id/retry") { _, context in
-            guard let id = Int64(try context.parameters.decoded("id")),
-                  try await store.retryOutboxMessage(id, now: Date()) else {
-                throw HeraldError.notFound("messageNotFound", "no parked outbox message with that id")
-            }
-            dispatcher?.nudge()
-            return Response(status: .accepted)
+            try await Self.retry(try context.parameters.decoded("id"), store: store, dispatcher: dispatcher)
         }
+    }
+
+    /// Queues a parked message again: 202, or 404 `messageNotFound` when no parked message has that id.
+    static func retry(_ id: String, store: any OutboxStore, dispatcher: FeedbackDispatcher?) async throws -> Response {
+        guard let id = Int64(id), try await store.retryOutboxMessage(id, now: Date()) else {
+            throw HeraldError.notFound("messageNotFound", "no parked outbox message with that id")
+        }
+        dispatcher?.nudge()
+        return Response(status: .accepted)
     }
 }

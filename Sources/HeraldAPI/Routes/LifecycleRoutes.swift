@@ -165,11 +165,11 @@ struct LifecycleRoutes {
         Task {
             guard let allowed = try? await store.recordWakePush(appID: app.id, deviceID: device.id, now: now, perHour: perHour)
             else { return }
-            metrics.wakePush(sent: allowed)
-            guard allowed,
-                  let push = try? APNsPush(token: token, type: .background, bundleID: app.id, aps: APS(contentAvailable: 1))
+            guard allowed else { return metrics.wakePush(sent: false) }
+            guard let push = try? APNsPush(token: token, type: .background, bundleID: app.id, aps: APS(contentAvailable: 1))
             else { return }
             _ = await gateway.send([push], app: app)
+            metrics.wakePush(sent: true)
         }
     }
 }

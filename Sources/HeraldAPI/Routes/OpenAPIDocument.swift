@@ -1227,6 +1227,31 @@ paths:
         "401": {$ref: "#/components/responses/Unauthorized"}
         "403": {$ref: "#/components/responses/Forbidden"}
         "429": {$ref: "#/components/responses/RateLimited"}
+  /ui/outbox/{id}/retry:
+    post:
+      summary: The outbox page's retry button (admin); needs X-Herald-UI, which another site's form cannot send
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer}, example: 1}
+        - {name: X-Herald-UI, in: header, required: true, schema: {enum: ["1"]}}
+      responses:
+        "202": {description: queued again}
+        "400": {$ref: "#/components/responses/BadPath"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403":
+          description: "forbidden (an app key); notFromStatusPage: X-Herald-UI is missing"
+          content:
+            application/json:
+              schema:
+                allOf: [{$ref: "#/components/schemas/Error"}]
+                properties: {error: {properties: {reason: {enum: [forbidden, notFromStatusPage]}}}}
+        "404":
+          description: no parked message with that id
+          content:
+            application/json:
+              schema:
+                allOf: [{$ref: "#/components/schemas/Error"}]
+                properties: {error: {properties: {reason: {enum: [messageNotFound]}}}}
+        "429": {$ref: "#/components/responses/RateLimited"}
   /ui/apps/{app}:
     parameters: [{$ref: "#/components/parameters/app"}]
     get:

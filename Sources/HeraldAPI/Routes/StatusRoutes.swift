@@ -14,6 +14,8 @@ struct StatusRoutes {
 
     /// Outbox messages the page lists.
     static let outboxLimit = 200
+    /// Sent by the pages' own script with each request that changes something.
+    static let pageHeader = "X-Herald-UI"
 
     func register(on router: Router<HeraldRequestContext>) {
         router.get("/v1/status") { _, _ in
@@ -39,6 +41,14 @@ struct StatusRoutes {
             let report = try await reports.device(app: try context.parameters.decoded("app"),
                                                   device: try context.parameters.decoded("device"))
             return try page(request, title: report.device, main: StatusPages.device(report, now: reports.clock.now()))
+        }
+        // The page's retry button. The custom header is what a form on another site cannot send
+        // (and a script there could only send after a CORS preflight this server never grants).
+        router.post("/ui/outbox/:id/retry") { request, context in
+            guard request.header(Self.pageHeader) != nil else {
+                throw HeraldError(.forbidden, reason: "notFromStatusPage", message: "send X-Herald-UI: 1, as the status page does")
+            }
+            return try await FeedbackRoutes.retry(try context.parameters.decoded("id"), store: store, dispatcher: dispatcher)
         }
         router.get("/ui/outbox") { request, _ in
             var messages = try await store.outboxMessages(state: .parked, limit: Self.outboxLimit)

@@ -5,7 +5,7 @@ enum StatusCharts {
     /// Colours per push outcome, in stacking order.
     static let outcomeColors: [(outcome: String, color: String)] = [
         ("accepted", "#2da44e"), ("unregistered", "#bf8700"), ("rejected", "#cf222e"),
-        ("refused", "#8250df"), ("failed", "#a40e26"), ("timedOut", "#6e7781"),
+        ("invalid", "#8250df"), ("failed", "#a40e26"), ("timedOut", "#6e7781"),
     ]
 
     /// Pushes per minute over the last hour, stacked by outcome.
@@ -29,7 +29,7 @@ enum StatusCharts {
             + label(x: left - 4, y: 14, "\(peak)", anchor: "end") + label(x: left - 4, y: height - bottom, "0", anchor: "end")
             + label(x: left, y: height - 4, "60 min ago", anchor: "start") + label(x: width, y: height - 4, "now", anchor: "end")
         let legend = outcomeColors.map { "<span><i style=\"background:\($0.color)\"></i>\($0.outcome)</span>" }.joined()
-        return "<div class=\"chart\"><h2>Pushes per minute, by outcome</h2>"
+        return "<div class=\"chart\"><h2>Pushes per minute, by outcome (this node)</h2>"
             + "<svg id=\"pushes-per-minute\" role=\"img\" aria-label=\"pushes per minute by outcome\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">"
             + axis + bars + "</svg><div class=\"legend\">\(legend)</div></div>"
     }

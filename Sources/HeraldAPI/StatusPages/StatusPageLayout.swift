@@ -91,7 +91,7 @@ enum StatusPageLayout {
         .legend span{margin-right:12px;white-space:nowrap}
         .legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
         .outcome-accepted,.outcome-sent,.outcome-delivered{color:#1a7f37}
-        .outcome-unregistered,.outcome-rejected,.outcome-refused,.outcome-failed,.outcome-timedOut{color:#b42318}
+        .outcome-unregistered,.outcome-rejected,.outcome-invalid,.outcome-refused,.outcome-failed,.outcome-timedOut{color:#b42318}
         code{font-size:12px}
         button{cursor:pointer}
         """
@@ -110,7 +110,11 @@ enum StatusPageLayout {
             var id = event.target.getAttribute && event.target.getAttribute('data-retry');
             if (!id) { return; }
             event.target.disabled = true;
-            fetch('/v1/feedback/outbox/' + encodeURIComponent(id) + '/retry', {method: 'POST'}).then(refresh, refresh);
+            fetch('/ui/outbox/' + encodeURIComponent(id) + '/retry', {method: 'POST', headers: {'X-Herald-UI': '1'}})
+              .then(function (response) {
+                if (!response.ok) { connection.textContent = 'retry failed: HTTP ' + response.status; }
+                refresh();
+              }, refresh);
           });
           setInterval(refresh, 2000);
         })();

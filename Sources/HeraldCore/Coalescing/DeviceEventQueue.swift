@@ -27,9 +27,7 @@ public struct DeviceEventQueue: Hashable, Sendable, Codable {
     /// How many notifications a drain would deliver now (kinds the catalog no longer knows
     /// included; a drain drops those).
     public var pendingCount: Int {
-        slots.reduce(0) { total, kind in
-            total + kind.value.reduce(0) { $0 + ($1.value.notification(kind: kind.key, key: $1.key) == nil ? 0 : 1) }
-        }
+        pendingByKind.values.reduce(0, +)
     }
 
     /// ``pendingCount`` by kind: what a status page and the backlog gauge show.
