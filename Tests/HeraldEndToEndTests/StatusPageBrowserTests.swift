@@ -18,6 +18,7 @@ private enum BrowserScenario {
         .deletingLastPathComponent()
     static let runner = root.appendingPathComponent("scripts/browser/run.sh").path
     static let statusPages = root.appendingPathComponent("scripts/browser/status-pages.json").path
+    static let outboxRetry = root.appendingPathComponent("scripts/browser/outbox-retry.json").path
 
     /// Runs `run.sh <arguments>` to the end, for at most `timeout` (the first run also makes the venv).
     static func run(_ arguments: [String], in scratch: Scratch, timeout: Duration = .seconds(240)) async throws -> CommandResult {
@@ -123,6 +124,41 @@ struct StatusPageBrowserTests {
                         try FileManager.default.copyItem(at: shots.appendingPathComponent(name), to: destination)
                         print("status page screenshot copied to \(destination.path)")
                     }
+                }
+            }
+        }
+    }
+
+    @Test("A parked feedback message is retried from the outbox page's button and leaves the page once delivered",
+          .timeLimit(.minutes(5)))
+    func parkedMessageRetriedFromThePage() async throws {
+        try await withScratch { scratch in
+            // The receiver is down at first (nothing on its port): one failed try parks the message.
+            let receiverPort = try unusedLoopbackPort()
+            let yaml = SandboxedHerald.configuration(in: scratch, feedbackURL: "http://127.0.0.1:\(receiverPort)",
+                                                     feedbackMaxAttempts: 1)
+            try await withSandboxedHerald(yaml: yaml, in: scratch) { herald in
+                let dead = WebhookE2E.token(0x0b71)
+                try await herald.unregister([dead])
+                let refused = try await herald.push(to: dead)
+                try #require(refused.int("status") == 410, "\(refused.raw)")
+                let parked = await pollUntil(timeout: .seconds(20), interval: .milliseconds(200)) {
+                    ((try? await herald.outbox(state: "parked")) ?? []).count == 1
+                }
+                try #require(parked, "the token.invalid message is parked")
+
+                // The receiver comes back; the page's button sends the message again.
+                try await withFeedbackListener(port: receiverPort, in: scratch) { listener in
+                    let shots = scratch.url.appendingPathComponent("screenshots")
+                    let result = try await BrowserScenario.run([
+                        BrowserScenario.outboxRetry,
+                        "--base-url", herald.baseURL,
+                        "--var", "shots=\(shots.path)",
+                        "--var", "authorization=Bearer \(WebhookE2E.adminKey)",
+                    ], in: scratch)
+                    #expect(result.succeeded, "\(result)")
+                    #expect(listener.received.contains { $0.header("Herald-Event") == "token.invalid" },
+                            "the receiver got the retried message")
                 }
             }
         }
