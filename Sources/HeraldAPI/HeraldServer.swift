@@ -156,9 +156,10 @@ public struct HeraldServer: Sendable {
             timeout: .milliseconds(configuration.requestTimeoutMilliseconds)))
         let services = APIServices(store: store, engine: engine, clock: clock,
                                    body: JSONBody(maximumBytes: configuration.maxBodyBytes))
-        let gauges = StoreGaugeCache(store: store)
+        let gauges = CachedRead { [store] in try await store.storeGauges() }
+        let backlog = CachedRead { [store] in try await store.eventBacklogByKind() }
         HealthRoutes(registry: registry, refresh: { [gateway, metrics, logger] in
-            await metrics.refresh(store: gauges, gateway: gateway, logger: logger)
+            await metrics.refresh(gauges: gauges, backlog: backlog, gateway: gateway, logger: logger)
         }).register(on: router)
         AppRoutes(services: services, gateway: gateway).register(on: router)
         PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch).register(on: router)

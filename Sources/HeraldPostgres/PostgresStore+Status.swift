@@ -21,13 +21,19 @@ extension PostgresStore {
                     gauges.outboxPending += count
                 }
             }
-            for row in try await connection.rows("SELECT queue, unacknowledged, handed_seq FROM device_events", logger: logger) {
-                let backlog = try AcknowledgedBacklog(storedQueue: try row.value(0, as: String?.self),
-                                                      unacknowledged: try row.value(1, as: String?.self),
-                                                      handedSequence: try row.value(2, as: Int64?.self))
-                gauges.eventBacklog.merge(backlog.pendingByKind, uniquingKeysWith: +)
-            }
             return gauges
+        }
+    }
+
+    public func eventBacklogByKind() async throws -> [String: Int] {
+        try await read { connection in
+            var counts: [String: Int] = [:]
+            let rows = try await connection.query("SELECT queue, unacknowledged, handed_seq FROM device_events", logger: logger)
+            for try await (queue, unacknowledged, handed) in rows.decode((String?, String?, Int64?).self) {
+                let backlog = try AcknowledgedBacklog(storedQueue: queue, unacknowledged: unacknowledged, handedSequence: handed)
+                counts.merge(backlog.pendingByKind, uniquingKeysWith: +)
+            }
+            return counts
         }
     }
 

@@ -12,12 +12,19 @@ extension SQLiteStore {
                 let (state, count): (String, Int) = (row[0], row[1])
                 if state == OutboxMessage.State.parked.rawValue { gauges.outboxParked = count } else { gauges.outboxPending += count }
             }
+            return gauges
+        }
+    }
+
+    public func eventBacklogByKind() async throws -> [String: Int] {
+        try await pool.read { db in
+            var counts: [String: Int] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT queue, unacknowledged, handed_seq FROM device_events")
             while let row = try rows.next() {
                 let backlog = try AcknowledgedBacklog(storedQueue: row[0], unacknowledged: row[1], handedSequence: row[2])
-                gauges.eventBacklog.merge(backlog.pendingByKind, uniquingKeysWith: +)
+                counts.merge(backlog.pendingByKind, uniquingKeysWith: +)
             }
-            return gauges
+            return counts
         }
     }
 

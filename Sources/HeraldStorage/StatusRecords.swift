@@ -11,8 +11,6 @@ public struct StoreGauges: Hashable, Sendable {
     public var outboxPending = 0
     /// Feedback outbox messages that used up their attempts.
     public var outboxParked = 0
-    /// Coalesced notifications a wake would hand over now, by event kind, over every device.
-    public var eventBacklog: [String: Int] = [:]
 
     public init() {}
 }

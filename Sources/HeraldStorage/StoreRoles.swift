@@ -281,6 +281,9 @@ public protocol NodeStore: Sendable {
 public protocol StatusStore: Sendable {
     /// Whole-store counts; see ``StoreGauges``.
     func storeGauges() async throws -> StoreGauges
+    /// Coalesced notifications a wake would hand over now, by event kind, over every device. It
+    /// reads every device's queue: for the metrics scrape, not for pages.
+    func eventBacklogByKind() async throws -> [String: Int]
     /// Every app with its device, pending and invalid-token counts, by id.
     func appStatuses() async throws -> [AppStatus]
     /// An app's devices (at most `limit`, by id) with their pending, inbox and backlog counts.

@@ -238,7 +238,7 @@ struct StoreContractTests {
             let gauges = try await store.storeGauges()
             #expect(gauges.pendingNotifications == 3)
             #expect(gauges.fireLogBacklog == 1)
-            #expect(gauges.eventBacklog == ["batteryLevel": 1, "orientation": 1])
+            #expect(try await store.eventBacklogByKind() == ["batteryLevel": 1, "orientation": 1])
             #expect(gauges.outboxPending == 0 && gauges.outboxParked == 0)
 
             #expect(try await store.appStatuses() == [AppStatus(appID: app, devices: 2, pendingNotifications: 3, invalidTokens: 1)])

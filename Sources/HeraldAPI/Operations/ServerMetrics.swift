@@ -49,11 +49,14 @@ public final class ServerMetrics: Sendable {
 
     /// Reads the store's counts and the push engine's gauges; called before each scrape. A store
     /// that cannot be read leaves the store's gauges as they were: the rest still scrape.
-    func refresh(store: StoreGaugeCache, gateway: PushGateway, logger: Logger) async {
+    func refresh(gauges storeGauges: CachedRead<StoreGauges>, backlog: CachedRead<[String: Int]>, gateway: PushGateway,
+                 logger: Logger) async {
         await gateway.refreshMetrics()
         let gauges: StoreGauges
+        let backlogCounts: [String: Int]
         do {
-            gauges = try await store.gauges()
+            gauges = try await storeGauges.value
+            backlogCounts = try await backlog.value
         } catch {
             logger.warning("metrics: cannot read the store's counts; its gauges keep their last values",
                            metadata: ["error": "\(error)"])
@@ -64,7 +67,7 @@ public final class ServerMetrics: Sendable {
         outboxPending.record(gauges.outboxPending)
         outboxParked.record(gauges.outboxParked)
         var byLabel: [String: Int] = [:]
-        for (kind, count) in gauges.eventBacklog { byLabel[Self.kindLabel(kind), default: 0] += count }
+        for (kind, count) in backlogCounts { byLabel[Self.kindLabel(kind), default: 0] += count }
         let kinds = backlogByKind.withLock { kinds in
             for label in byLabel.keys where kinds[label] == nil {
                 kinds[label] = Gauge(label: "herald_coalescer_backlog", dimensions: [("kind", label)])

@@ -9,7 +9,7 @@ import HeraldStorage
 struct StatusReports: Sendable {
     let store: any DeviceStore & StatusStore & OutboxStore
     /// Whole-store counts, shared with `/metrics` so open pages do not each recount them.
-    let gauges: StoreGaugeCache
+    let gauges: CachedRead<StoreGauges>
     let gateway: PushGateway
     let lateness: FiringLateness
     let clock: any SchedulerClock
@@ -87,7 +87,7 @@ struct StatusReports: Sendable {
     func overview() async throws -> Overview {
         // Push activity is recorded at wall-clock time, whatever clock the scheduler runs on.
         let apps = try await store.appStatuses()
-        let gauges = try await self.gauges.gauges()
+        let gauges = try await self.gauges.value
         let lines = apps.map { app in
             Overview.AppLine(app: app.appID, devices: app.devices, pending: app.pendingNotifications,
                              invalidTokens: app.invalidTokens,
