@@ -133,7 +133,7 @@ public final class APNsClient: Sendable {
         while !pending.isEmpty {
             let now = ContinuousClock.now
             guard now < deadline, !Task.isCancelled else {
-                let reason = Task.isCancelled ? "cancelled" : "timeout"
+                let reason = (Task.isCancelled ? HeraldPushReason.cancelled : .timeout).rawValue
                 for push in pending {
                     outcomes[push.index] = push.lastAnswer
                         ?? PushOutcome(token: pushes[push.index].token, status: 504, reason: reason, attempts: push.attempts)
@@ -278,9 +278,11 @@ public final class APNsClient: Sendable {
                 push.notBefore = .now + retry.delay(afterAttempt: push.attempts)
                 return .again
             case .timeout:
-                return .done(push.lastAnswer ?? PushOutcome(token: token, status: 504, reason: "timeout", attempts: push.attempts))
+                return .done(push.lastAnswer ?? PushOutcome(token: token, status: 504, reason: HeraldPushReason.timeout.rawValue,
+                                                                      attempts: push.attempts))
             case .cancelled:
-                return .done(PushOutcome(token: token, status: 504, reason: "cancelled", attempts: push.attempts))
+                return .done(PushOutcome(token: token, status: 504, reason: HeraldPushReason.cancelled.rawValue,
+                                         attempts: push.attempts))
             default:
                 return .done(PushOutcome(token: token, status: 502, reason: Self.reason(for: error), attempts: push.attempts))
             }
@@ -330,19 +332,21 @@ public final class APNsClient: Sendable {
 
     /// A short stable reason for a transport failure.
     static func reason(for error: HTTP2Error) -> String {
+        let reason: HeraldPushReason
         switch error {
-        case .notProcessed: return "notProcessed"
-        case .timeout: return "timeout"
-        case .connectionClosed: return "connectionClosed"
-        case .streamReset: return "streamReset"
-        case .tls: return "tlsFailure"
-        case .alpnNotNegotiated: return "alpnNotNegotiated"
-        case .connectFailed: return "connectFailed"
-        case .queueFull: return "queueFull"
-        case .protocolError: return "protocolError"
-        case .invalidConfiguration: return "invalidConfiguration"
-        case .cancelled: return "cancelled"
+        case .notProcessed: reason = .notProcessed
+        case .timeout: reason = .timeout
+        case .connectionClosed: reason = .connectionClosed
+        case .streamReset: reason = .streamReset
+        case .tls: reason = .tlsFailure
+        case .alpnNotNegotiated: reason = .alpnNotNegotiated
+        case .connectFailed: reason = .connectFailed
+        case .queueFull: reason = .queueFull
+        case .protocolError: reason = .protocolError
+        case .invalidConfiguration: reason = .invalidConfiguration
+        case .cancelled: reason = .cancelled
         }
+        return reason.rawValue
     }
 }
 

@@ -26,7 +26,7 @@ public final class PushActivity: Sendable {
             var list = minutes[app, default: []]
             if list.last?.start != start { list.append(Minute(start: start, counts: [:])) }
             list[list.count - 1].counts.merge(counts, uniquingKeysWith: +)
-            let oldest = start.addingTimeInterval(-Double(Self.minutesKept - 1) * 60)
+            let oldest = Self.oldestKept(now: now)
             list.removeAll { $0.start < oldest }
             minutes[app] = list
         }
@@ -50,7 +50,17 @@ public final class PushActivity: Sendable {
 
     /// The last hour's counts for `app`, added up.
     public func totals(app: String, now: Date = Date()) -> [PushOutcome.Result: Int] {
-        lastHour(app: app, now: now).reduce(into: [:]) { $0.merge($1.counts, uniquingKeysWith: +) }
+        let oldest = Self.oldestKept(now: now)
+        return minutes.withLock { minutes in
+            minutes[app, default: []].reduce(into: [:]) { totals, minute in
+                if minute.start >= oldest { totals.merge(minute.counts, uniquingKeysWith: +) }
+            }
+        }
+    }
+
+    /// The start of the oldest minute the last hour at `now` takes in.
+    private static func oldestKept(now: Date) -> Date {
+        minute(of: now).addingTimeInterval(-Double(minutesKept - 1) * 60)
     }
 
     private static func minute(of date: Date) -> Date {

@@ -63,15 +63,16 @@ public struct PushDoctor: Sendable {
         }
     }
 
-    /// The checks that need no connection, then ``probe(_:settings:with:into:)``.
+    /// The checks that need no connection, then ``probe(_:settings:endpoint:with:into:)``.
     private func examine(_ app: App, into list: inout CheckList) async {
         guard let settings = app.push else {
             list.fail("settings", "app '\(app.id)' has no push settings: PUT /v1/apps/\(app.id) with a push object")
             return
         }
+        let endpoint: (host: String, port: Int)
         do {
             try policy.check(settings)
-            let endpoint = try settings.endpoint()
+            endpoint = try settings.endpoint()
             list.add("settings", .passed, "environment \(settings.environment) is \(endpoint.host):\(endpoint.port)")
         } catch {
             list.fail("settings", error.message)
@@ -91,12 +92,13 @@ public struct PushDoctor: Sendable {
             list.fail("credentials", "the credentials do not load: \(error)")
             return
         }
-        await probe(app, settings: settings, with: client, into: &list)
+        await probe(app, settings: settings, endpoint: endpoint, with: client, into: &list)
         await client.close()
     }
 
     /// The checks that use the loaded client: provider token, DNS, the probe push.
-    private func probe(_ app: App, settings: PushSettings, with client: APNsClient, into list: inout CheckList) async {
+    private func probe(_ app: App, settings: PushSettings, endpoint: (host: String, port: Int), with client: APNsClient,
+                       into list: inout CheckList) async {
         switch settings.auth {
         case .token(let teamID, let keyID, _):
             list.add("credentials", .passed, "token key \(keyID) of team \(teamID) loads (EC P-256)")
@@ -111,7 +113,6 @@ public struct PushDoctor: Sendable {
             list.add("credentials", .passed, "the client certificate and its private key load")
             list.add("providerToken", .skipped, "certificate authentication: no provider token is used")
         }
-        let endpoint = (try? settings.endpoint()) ?? (host: "", port: 0)
         guard (try? await loops.run({ Self.resolves(endpoint.host, port: endpoint.port) })) == true else {
             list.fail("dns", "\(endpoint.host) does not resolve: check the environment and this machine's DNS")
             return
@@ -154,11 +155,11 @@ public struct PushDoctor: Sendable {
         case let reason?:
             return (false, "\(answered) with HTTP \(outcome.status) \(reason.rawValue)")
         case nil:
-            switch outcome.reason {
-            case "tlsFailure": return (false, "the TLS handshake failed: check the CA file and that the host is an APNs endpoint")
-            case "alpnNotNegotiated": return (false, "the server does not speak HTTP/2 (no h2 in ALPN): not an APNs endpoint")
-            case "connectFailed": return (false, "cannot connect: check the host, the port and any firewall in between")
-            case "timeout": return (false, "no answer in time: the endpoint or the network is too slow or drops the traffic")
+            switch outcome.reason.flatMap(HeraldPushReason.init(rawValue:)) {
+            case .tlsFailure?: return (false, "the TLS handshake failed: check the CA file and that the host is an APNs endpoint")
+            case .alpnNotNegotiated?: return (false, "the server does not speak HTTP/2 (no h2 in ALPN): not an APNs endpoint")
+            case .connectFailed?: return (false, "cannot connect: check the host, the port and any firewall in between")
+            case .timeout?: return (false, "no answer in time: the endpoint or the network is too slow or drops the traffic")
             default: return (false, "the probe push failed: HTTP \(outcome.status) \(outcome.reason ?? "")")
             }
         }

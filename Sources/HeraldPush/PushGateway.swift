@@ -119,7 +119,8 @@ public actor PushGateway {
         var live: [Int] = []
         for (index, push) in pushes.enumerated() {
             if dead.contains(push.token) {
-                outcomes[index] = PushOutcome(token: push.token, status: 410, reason: "tokenInvalidated", attempts: 0)
+                outcomes[index] = PushOutcome(token: push.token, status: 410, reason: HeraldPushReason.tokenInvalidated.rawValue,
+                                              attempts: 0)
             } else {
                 live.append(index)
             }

@@ -17,18 +17,12 @@ final class PushMetrics: Sendable {
         var app: String, type: String, result: PushOutcome.Result, reason: String
     }
 
-    private let factory: any MetricsFactory
     private let outcomes = Mutex<[OutcomeKey: Counter]>([:])
     private let perApp = Mutex<[String: (duration: Metrics.Timer, retries: Counter, goAways: Counter)]>([:])
     private let connects = Mutex<[[String]: Counter]>([:])
     private let openConnections = Mutex<[String: Gauge]>([:])
-    private let signed: Counter
+    private let signed = Counter(label: "herald_provider_tokens_signed_total")
     private let signedReported = Mutex(0)
-
-    init(factory: any MetricsFactory = MetricsSystem.factory) {
-        self.factory = factory
-        signed = Counter(label: "herald_provider_tokens_signed_total", factory: factory)
-    }
 
     /// One batch's outcomes for `app`, which took `elapsed`.
     func record(_ results: [PushOutcome], of pushes: [APNsPush], app: String, elapsed: Duration) {
@@ -43,7 +37,7 @@ final class PushMetrics: Sendable {
             counts.map { key, count in
                 let counter = outcomes[key] ?? Counter(label: "herald_pushes_total", dimensions: [
                     ("app", key.app), ("push_type", key.type), ("outcome", key.result.rawValue), ("reason", key.reason),
-                ], factory: factory)
+                ])
                 outcomes[key] = counter
                 return (counter, count)
             }
@@ -59,7 +53,7 @@ final class PushMetrics: Sendable {
         let key = [app, succeeded ? "ok" : "failed"]
         connects.withLock { connects in
             let counter = connects[key] ?? Counter(label: "herald_apns_connects_total",
-                                                   dimensions: [("app", app), ("result", key[1])], factory: factory)
+                                                   dimensions: [("app", app), ("result", key[1])])
             connects[key] = counter
             return counter
         }.increment()
@@ -74,7 +68,7 @@ final class PushMetrics: Sendable {
     func refresh(openConnections counts: [String: Int], signedTokens: Int) {
         let gauges = openConnections.withLock { gauges in
             for app in counts.keys where gauges[app] == nil {
-                gauges[app] = Gauge(label: "herald_apns_open_connections", dimensions: [("app", app)], factory: factory)
+                gauges[app] = Gauge(label: "herald_apns_open_connections", dimensions: [("app", app)])
             }
             return gauges
         }
@@ -90,9 +84,9 @@ final class PushMetrics: Sendable {
         perApp.withLock { perApp in
             if let metrics = perApp[app] { return metrics }
             let metrics = (duration: Metrics.Timer(label: "herald_push_duration_seconds", dimensions: [("app", app)],
-                                                   preferredDisplayUnit: .seconds, factory: factory),
-                           retries: Counter(label: "herald_push_retries_total", dimensions: [("app", app)], factory: factory),
-                           goAways: Counter(label: "herald_apns_goaways_total", dimensions: [("app", app)], factory: factory))
+                                                   preferredDisplayUnit: .seconds),
+                           retries: Counter(label: "herald_push_retries_total", dimensions: [("app", app)]),
+                           goAways: Counter(label: "herald_apns_goaways_total", dimensions: [("app", app)]))
             perApp[app] = metrics
             return metrics
         }

@@ -27,7 +27,7 @@ public struct PushOutcome: Hashable, Sendable {
     public var succeeded: Bool { status == 200 }
 
     /// What happened, in the few words metrics and the status page count by.
-    public enum Result: String, Sendable, CaseIterable, Comparable {
+    public enum Result: String, Sendable, CaseIterable {
         /// APNs accepted it.
         case accepted
         /// The token is dead: APNs answered 410, or it was known dead and not sent.
@@ -40,10 +40,6 @@ public struct PushOutcome: Hashable, Sendable {
         case failed
         /// Its deadline passed, or its caller went away.
         case timedOut
-
-        public static func < (lhs: Result, rhs: Result) -> Bool {
-            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-        }
     }
 
     public var result: Result {
@@ -64,14 +60,23 @@ public struct PushOutcome: Hashable, Sendable {
         return apnsReason != nil || Self.heraldReasons.contains(reason) ? reason : "other"
     }
 
-    /// Every reason Herald itself gives a push that APNs did not answer.
-    static let heraldReasons: Set<String> = [
-        "tokenInvalidated", "timeout", "cancelled", "notProcessed", "connectionClosed", "streamReset", "tlsFailure",
-        "alpnNotNegotiated", "connectFailed", "queueFull", "protocolError", "invalidConfiguration",
+    /// Every reason Herald itself gives a push that APNs did not answer: the push gateway's own,
+    /// and the refusals of push settings that do not load (422).
+    static let heraldReasons: Set<String> = Set(HeraldPushReason.allCases.map(\.rawValue)).union([
         "pushNotConfigured", "invalidPushCredentials", "invalidPushEnvironment", "pushEnvironmentNotAllowed",
         "credentialPathNotAllowed",
-    ]
+    ])
 
     /// The typed APNs reason, when APNs gave one this gateway knows.
     public var apnsReason: APNsReason? { reason.flatMap(APNsReason.init(rawValue:)) }
+}
+
+/// The reasons the push gateway gives a push that APNs did not answer, worded once.
+public enum HeraldPushReason: String, CaseIterable, Sendable {
+    /// Not sent: APNs declared the token dead before.
+    case tokenInvalidated
+    case timeout, cancelled
+    /// Transport failures (``APNsClient`` maps each `HTTP2Error` to one).
+    case notProcessed, connectionClosed, streamReset, tlsFailure, alpnNotNegotiated, connectFailed, queueFull,
+         protocolError, invalidConfiguration
 }

@@ -117,11 +117,9 @@ struct StatusReports: Sendable {
     }
 
     func device(app appID: String, device deviceID: String) async throws -> DeviceReport {
-        guard let app = try await store.app(id: appID) else {
-            throw HeraldError.notFound("appNotFound", "app '\(appID)' does not exist")
-        }
+        guard let app = try await store.app(id: appID) else { throw HeraldError.appNotFound(appID) }
         guard let device = try await store.device(appID: appID, id: deviceID) else {
-            throw HeraldError.notFound("deviceNotFound", "device '\(deviceID)' of app '\(appID)' does not exist")
+            throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
         }
         let zone = try DeviceRules.timeZone(device.timeZone)
         let pending = try await store.notifications(appID: appID, deviceID: deviceID).map { notification in

@@ -12,16 +12,14 @@ struct APIServices: Sendable {
     var body: JSONBody
 
     func existingApp(_ id: String) async throws -> App {
-        guard let app = try await store.app(id: id) else {
-            throw HeraldError.notFound("appNotFound", "app '\(id)' does not exist")
-        }
+        guard let app = try await store.app(id: id) else { throw HeraldError.appNotFound(id) }
         return app
     }
 
     func existingDevice(app: String, id: String) async throws -> Device {
         _ = try await existingApp(app)
         guard let device = try await store.device(appID: app, id: id) else {
-            throw HeraldError.notFound("deviceNotFound", "device '\(id)' of app '\(app)' does not exist")
+            throw HeraldError.deviceNotFound(appID: app, deviceID: id)
         }
         return device
     }

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldPush
+import HeraldStorage
 import Hummingbird
 
 /// `/v1/apps/{app}`: register, read and delete apps.
@@ -23,7 +24,7 @@ struct AppRoutes {
         router.delete("/v1/apps/:app") { _, context in
             let id = try context.parameters.identifier("app")
             guard try await services.store.deleteApp(id: id) else {
-                throw HeraldError.notFound("appNotFound", "app '\(id)' does not exist")
+                throw HeraldError.appNotFound(id)
             }
             return Response(status: .noContent)
         }

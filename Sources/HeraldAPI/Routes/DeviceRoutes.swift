@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldStorage
 import Hummingbird
 
 /// `/v1/apps/{app}/devices/{device}`: register, read and delete devices.
@@ -27,7 +28,7 @@ struct DeviceRoutes {
             let id = try context.parameters.decoded("device")
             _ = try await services.existingApp(appID)
             guard try await services.store.deleteDevice(appID: appID, id: id) else {
-                throw HeraldError.notFound("deviceNotFound", "device '\(id)' of app '\(appID)' does not exist")
+                throw HeraldError.deviceNotFound(appID: appID, deviceID: id)
             }
             return Response(status: .noContent)
         }

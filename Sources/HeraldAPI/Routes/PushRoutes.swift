@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldPush
+import HeraldStorage
 import Hummingbird
 
 /// `POST /v1/push`: one or more pushes, each to tokens or devices, with a result per token.
@@ -80,7 +81,7 @@ struct PushRoutes {
             return [refusal(HeraldError(.invalid, reason: "forbidden", message: "this key belongs to another app"), status: 403)]
         }
         guard let app = try? await services.store.app(id: appID) else {
-            return [refusal(.notFound("appNotFound", "app '\(appID)' does not exist"), status: 404)]
+            return [refusal(.appNotFound(appID), status: 404)]
         }
         guard let type = APNsPushType(rawValue: entry.type ?? "alert") else {
             return [refusal(.invalid("invalidPushType", "type must be one of \(APNsPushType.allCases.map(\.rawValue))"), status: 422)]

@@ -1,12 +1,20 @@
 import Foundation
+import HeraldPush
 
 /// The status page's two charts, drawn on the server as inline SVG (no script, no library).
 enum StatusCharts {
-    /// Colours per push outcome, in stacking order.
-    static let outcomeColors: [(outcome: String, color: String)] = [
-        ("accepted", "#2da44e"), ("unregistered", "#bf8700"), ("rejected", "#cf222e"),
-        ("invalid", "#8250df"), ("failed", "#a40e26"), ("timedOut", "#6e7781"),
-    ]
+    /// Each push outcome's colour, in stacking order (the outcomes' own order).
+    static let outcomeColors: [(outcome: String, color: String)] = PushOutcome.Result.allCases.map { result in
+        let color = switch result {
+        case .accepted: "#2da44e"
+        case .unregistered: "#bf8700"
+        case .rejected: "#cf222e"
+        case .invalid: "#8250df"
+        case .failed: "#a40e26"
+        case .timedOut: "#6e7781"
+        }
+        return (result.rawValue, color)
+    }
 
     /// Pushes per minute over the last hour, stacked by outcome.
     static func pushesPerMinute(_ minutes: [StatusReports.Overview.Minute]) -> String {
