@@ -84,7 +84,7 @@ let package = Package(
         ]),
         // The one executable: `herald serve` and the client subcommands.
         .executableTarget(name: "herald", dependencies: [
-            "HeraldCore", "HeraldCrypto", "HeraldAPI", "HeraldPush", "HeraldSandbox",
+            "HeraldCore", "HeraldCrypto", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldScheduler",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldStorage
 import Hummingbird
 
 /// Every error leaves the server as `{"error": {"reason", "message"}}` with a fitting status.
@@ -64,6 +65,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(error)
         } catch let error as DecodingError {
             throw APIError(JSONBody.describe(error))
+        } catch let fault as StoreFault where fault.isTransient {
+            // Nothing was committed, or the request may be sent again: a resend is safe.
+            context.logger.error("request failed: the store is unavailable", metadata: ["error": "\(fault)"])
+            throw APIError(status: .serviceUnavailable, reason: "storeUnavailable",
+                           message: "the store could not be reached; try again", headers: [.retryAfter: "1"])
         } catch let error as HTTPError {
             switch error.status {
             case .notFound:

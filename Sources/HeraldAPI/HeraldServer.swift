@@ -30,6 +30,8 @@ public struct HeraldServer: Sendable {
     public let feedback: FeedbackDispatcher?
     /// Deletes history older than the retention settings.
     public let pruner: RetentionPruner
+    /// Each long-running loop's last success and failures: `/readyz` and the loop metrics.
+    public let health: LoopHealth
     /// The API's metrics and the store gauges refreshed at each scrape.
     public let metrics = ServerMetrics()
     private let clock: any SchedulerClock
@@ -89,7 +91,9 @@ public struct HeraldServer: Sendable {
             logger: logger)
         let streams = LiveStreams(directory: directory, logger: logger)
         self.streams = streams
-        relay = directory.map { LiveRelay(directory: $0, streams: streams, logger: logger) }
+        let health = LoopHealth()
+        self.health = health
+        relay = directory.map { LiveRelay(directory: $0, streams: streams, health: health, logger: logger) }
         let pushChannel = PushDeliveryChannel(gateway: gateway, store: store,
                                               reportsSuccess: configuration.feedbackEvents.contains("delivery.succeeded"))
         let channel = channel ?? DeviceRouter(streams: streams, push: pushChannel,
@@ -105,7 +109,7 @@ public struct HeraldServer: Sendable {
                 configuration: .init(receivers: configuration.feedbackURLs.map { ($0, configuration.feedbackEvents) },
                                      secret: secret, maximumAttempts: configuration.feedbackMaxAttempts,
                                      outboxLimit: configuration.feedbackOutboxLimit),
-                logger: logger)
+                health: health, logger: logger)
         }
         if let hooksFile = configuration.hooksFile {
             try await Self.loadHooks(from: hooksFile, into: store)
@@ -115,15 +119,15 @@ public struct HeraldServer: Sendable {
             policy: RetentionPolicy(deliveries: Double(configuration.retentionDeliveriesDays) * 86_400,
                                     feedback: Double(configuration.retentionFeedbackDays) * 86_400,
                                     idempotency: HookRoutes.idempotencyRetention),
-            clock: clock, logger: logger)
+            clock: clock, health: health, logger: logger)
         let dispatcher = DeliveryDispatcher(
             store: store, channel: channel,
-            configuration: .init(drain: .milliseconds(configuration.shutdownDrainMilliseconds)), logger: logger)
+            configuration: .init(drain: .milliseconds(configuration.shutdownDrainMilliseconds)), health: health, logger: logger)
         let engine = SchedulerEngine(
             store: store, channel: channel, dispatcher: dispatcher, clock: clock,
             configuration: .init(batchWindow: Double(configuration.batchWindowMilliseconds) / 1000,
                                  lateAfter: Double(configuration.lateAfterMilliseconds) / 1000),
-            logger: logger)
+            health: health, logger: logger)
         self.engine = engine
         let sweep = Duration.milliseconds(configuration.nodeSweepMilliseconds)
         coordinator = nodeStore.map { NodeCoordinator(store: $0, engine: engine, sweep: sweep, logger: logger) }
@@ -158,7 +162,7 @@ public struct HeraldServer: Sendable {
                                    body: JSONBody(maximumBytes: configuration.maxBodyBytes))
         let gauges = CachedRead { [store] in try await store.storeGauges() }
         let backlog = CachedRead { [store] in try await store.eventBacklogByKind() }
-        HealthRoutes(registry: registry, refresh: { [gateway, metrics, logger] in
+        HealthRoutes(registry: registry, store: store, health: health, refresh: { [gateway, metrics, logger] in
             await metrics.refresh(gauges: gauges, backlog: backlog, gateway: gateway, logger: logger)
         }).register(on: router)
         AppRoutes(services: services, gateway: gateway).register(on: router)
@@ -194,4 +198,25 @@ public struct HeraldServer: Sendable {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
     }
+
+    /// Runs the server until SIGTERM or SIGINT, then stops within a bound: live streams end
+    /// first (with a retry hint), the HTTP server stops accepting, the dispatcher drains for at
+    /// most `shutdown.drainMs`, and whatever still runs a few seconds after that is cancelled.
+    ///
+    /// - Parameter onListening: called with the bound port once the server accepts connections.
+    /// - Throws: what a service threw, such as the listening address being in use.
+    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let drain = Duration.milliseconds(configuration.shutdownDrainMilliseconds)
+        var group = ServiceGroupConfiguration(
+            // Stopped in reverse order: the streams end before the server waits for its connections.
+            services: [.init(service: makeApplication(onListening: onListening)), .init(service: StreamDrain(streams: streams))],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        group.maximumGracefulShutdownDuration = drain + Self.shutdownMargin
+        group.maximumCancellationDuration = .seconds(1)
+        try await ServiceGroup(configuration: group).run()
+    }
+
+    /// What a stop may take beyond the drain before the rest is cancelled.
+    public static let shutdownMargin: Duration = .seconds(3)
 }

@@ -28,7 +28,8 @@ public enum DeliveryResult: Hashable, Sendable {
     /// Refused, by APNs or by Herald's checks before sending: the reason (`Unregistered`,
     /// `payloadTooLarge`, `tokenInvalidated`, ...).
     case refused(String)
-    /// Could not be completed: a transport failure or a storage error (`timeout`, ...).
+    /// Could not be completed: a transport failure or a storage error (`timeout`, ...). A fault,
+    /// not an outcome: the dispatcher tries it again and never stores it.
     case failed(String)
     case noDeviceToken
     /// The device was deleted before its firing was delivered.
@@ -37,6 +38,8 @@ public enum DeliveryResult: Hashable, Sendable {
 
     /// The refusal of a firing whose stored content no longer decodes (a corrupt row): final.
     public static let contentUnreadable = "contentUnreadable"
+    /// The fault of a delivery whose store call failed: tried again, never stored.
+    public static let storeUnavailable = "storeUnavailable"
 
     public var rawValue: String {
         switch self {

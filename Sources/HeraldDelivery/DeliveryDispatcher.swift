@@ -9,29 +9,32 @@ import ServiceLifecycle
 ///
 /// The engine commits firings to the fire log and hands them here without waiting. Each app
 /// has its own queue with at most ``Configuration/perAppConcurrency`` deliveries in flight, so a
-/// slow or failing app never delays another app's. Outcomes are stored in batches; a delivery
-/// that failed in transit is retried with backoff; on shutdown the dispatcher stops taking new
-/// work, lets what is in flight finish (up to ``Configuration/drain``) and stores every outcome.
-/// Whatever it could not finish stays pending in the log and is handed over at the next start.
+/// slow or failing app never delays another app's. Outcomes are stored in batches. A fault (a
+/// push that got no answer, a store call that failed) is never an outcome: the delivery is
+/// retried with capped, jittered backoff for as long as the node runs, and each unit of work is
+/// idempotent (the inbox keeps one item per firing, a push carries the occurrence as its collapse
+/// id), so a retry after a lost reply is safe. On shutdown the dispatcher stops taking new work,
+/// lets what is in flight finish (up to ``Configuration/drain``) and stores every final outcome;
+/// whatever it could not finish stays pending in the log, for another node or the next start.
 public actor DeliveryDispatcher: Service {
     public struct Configuration: Sendable {
         /// Delivery calls in flight at once for one app.
         public var perAppConcurrency: Int
         /// Most occurrences in one delivery call.
         public var chunkSize: Int
-        /// Attempts for a delivery that failed in transit, the first included.
-        public var maximumAttempts: Int
-        /// Backoff before the second attempt; doubled each time, capped at a minute.
+        /// Backoff before the second attempt after a fault; doubled each time, capped at
+        /// ``maximumBackoff``, each wait drawn between half and all of it.
         public var retryBackoff: Duration
+        public var maximumBackoff: Duration
         /// How long a stop waits for deliveries in flight before storing what it has.
         public var drain: Duration
 
-        public init(perAppConcurrency: Int = 4, chunkSize: Int = 500, maximumAttempts: Int = 5,
-                    retryBackoff: Duration = .seconds(1), drain: Duration = .seconds(10)) {
+        public init(perAppConcurrency: Int = 4, chunkSize: Int = 500, retryBackoff: Duration = .seconds(1),
+                    maximumBackoff: Duration = .seconds(30), drain: Duration = .seconds(10)) {
             self.perAppConcurrency = max(1, perAppConcurrency)
             self.chunkSize = max(1, chunkSize)
-            self.maximumAttempts = max(1, maximumAttempts)
             self.retryBackoff = retryBackoff
+            self.maximumBackoff = maximumBackoff
             self.drain = drain
         }
     }
@@ -45,6 +48,7 @@ public actor DeliveryDispatcher: Service {
     private let channel: any DeliveryChannel
     private let configuration: Configuration
     private let logger: Logger
+    private let health: LoopHealth
 
     /// A first-in first-out queue that takes chunks off its head without copying the rest.
     private struct WorkQueue {
@@ -70,6 +74,12 @@ public actor DeliveryDispatcher: Service {
     }
 
     private var queues: [String: WorkQueue] = [:]
+    /// Fire-log ids this dispatcher holds (queued, in flight, waiting to retry, or with an
+    /// outcome not yet stored): a firing handed over again while held is not delivered twice.
+    private var held: Set<Int64> = []
+    /// Fire-log ids whose outcome was stored lately, with when: a take-over that read the row
+    /// just before that commit must not deliver it again.
+    private var recentlyStored: [Int64: ContinuousClock.Instant] = [:]
     private var inFlight: [String: Int] = [:]
     /// Occurrences in delivery calls that have not returned.
     private var occurrencesInFlight = 0
@@ -81,11 +91,14 @@ public actor DeliveryDispatcher: Service {
     private var unsaved: [CompletedDelivery] = []
     private var flushing = false
     private var stopping = false
+    /// Set at a stop: the instant after which outcomes the store keeps refusing are left unstored.
+    private var giveUpAt: ContinuousClock.Instant?
     private var recovered = false
 
     public init(store: any DeliveryStore, channel: any DeliveryChannel, configuration: Configuration = Configuration(),
-                logger: Logger = Logger(label: "herald.delivery")) {
+                health: LoopHealth = LoopHealth(), logger: Logger = Logger(label: "herald.delivery")) {
         self.store = store
+        self.health = health
         self.channel = channel
         self.configuration = configuration
         self.logger = logger
@@ -97,7 +110,7 @@ public actor DeliveryDispatcher: Service {
     /// Takes firings to deliver and returns once they are queued, without waiting for delivery:
     /// one actor hop per batch, not per occurrence.
     public func enqueue(_ batch: [FiredOccurrence]) {
-        accept(batch.map { Work(fired: $0, attempt: 1) })
+        accept(fresh(batch))
     }
 
     /// Hands over firings the log holds without an outcome (a crash or a stop came first), and
@@ -117,11 +130,27 @@ public actor DeliveryDispatcher: Service {
             countFired([DeliveryOutcome(.none, .deviceGone): orphaned.count])
             await flush()
         }
-        if !fired.isEmpty {
-            logger.info("handing over firings left without an outcome", metadata: ["count": "\(fired.count)"])
-            accept(fired.map { Work(fired: $0, attempt: 1) })
+        let work = fresh(fired)
+        if !work.isEmpty {
+            logger.info("handing over firings left without an outcome", metadata: ["count": "\(work.count)"])
+            accept(work)
         }
     }
+
+    /// The firings among `batch` this dispatcher does not hold already, as first attempts.
+    private func fresh(_ batch: [FiredOccurrence]) -> [Work] {
+        let now = ContinuousClock.now
+        recentlyStored = recentlyStored.filter { now - $0.value < Self.recentlyStoredMemory }
+        return batch.compactMap { fired in
+            if let logID = fired.logID {
+                guard recentlyStored[logID] == nil, held.insert(logID).inserted else { return nil }
+            }
+            return Work(fired: fired, attempt: 1)
+        }
+    }
+
+    /// How long a stored outcome's id is remembered: longer than any take-over read takes.
+    static let recentlyStoredMemory: Duration = .seconds(120)
 
     public func run() async throws {
         try await recover()
@@ -146,7 +175,11 @@ public actor DeliveryDispatcher: Service {
     // MARK: Work
 
     private func accept(_ work: [Work]) {
-        guard !stopping else { return }  // left pending in the log: the next start hands it over
+        guard !stopping else {
+            // Left pending in the log: another node or the next start hands it over.
+            for item in work { if let logID = item.fired.logID { held.remove(logID) } }
+            return
+        }
         for item in work { queues[item.fired.device.appID, default: WorkQueue()].append(item) }
         for app in Set(work.map(\.fired.device.appID)) { startWork(app) }
     }
@@ -176,8 +209,13 @@ public actor DeliveryDispatcher: Service {
         var retries: [Work] = []
         var final: [DeliveryOutcome: Int] = [:]
         for (work, outcome) in zip(chunk, outcomes) {
-            if outcome.failedInTransit, work.attempt < configuration.maximumAttempts, !stopping {
-                retries.append(Work(fired: work.fired, attempt: work.attempt + 1))
+            if outcome.isFault {
+                // Never stored as an outcome: tried again, or left pending for whoever runs next.
+                if stopping {
+                    if let logID = work.fired.logID { held.remove(logID) }
+                } else {
+                    retries.append(Work(fired: work.fired, attempt: work.attempt + 1))
+                }
                 continue
             }
             final[DeliveryOutcome(outcome.route, outcome.result), default: 0] += 1
@@ -214,7 +252,8 @@ public actor DeliveryDispatcher: Service {
 
     private func scheduleRetry(_ work: [Work]) {
         let attempt = work.map(\.attempt).max() ?? 2
-        let backoff = min(Duration.seconds(60), configuration.retryBackoff * (1 << min(attempt - 2, 6)))
+        let ceiling = min(configuration.maximumBackoff, configuration.retryBackoff * (1 << min(attempt - 2, 16)))
+        let backoff = ceiling * Double.random(in: 0.5...1)
         Task {
             try? await Task.sleep(for: backoff)
             self.accept(work)
@@ -226,6 +265,7 @@ public actor DeliveryDispatcher: Service {
         guard !flushing else { return }
         flushing = true
         defer { flushing = false }
+        var failures = 0
         while !unsaved.isEmpty {
             let batch = unsaved
             unsaved = []
@@ -234,10 +274,28 @@ public actor DeliveryDispatcher: Service {
                 // must still store what was delivered.
                 let store = self.store
                 try await Task { try await store.completeDeliveries(batch) }.value
+                health.succeeded(.dispatcher)
+                let now = ContinuousClock.now
+                for completed in batch {
+                    held.remove(completed.deliveryID)
+                    recentlyStored[completed.deliveryID] = now
+                }
             } catch {
                 unsaved = batch + unsaved
+                failures += 1
+                health.failed(.dispatcher)
+                if let giveUpAt, ContinuousClock.now >= giveUpAt {
+                    // Stopping, and the store still fails: these stay pending in the log and are
+                    // delivered again by whoever takes them up (the inbox keeps one item per
+                    // firing; a push carries the occurrence as its collapse id).
+                    logger.error("stopping with delivery outcomes unstored; they stay pending",
+                                 metadata: ["count": "\(unsaved.count)", "error": "\(error)"])
+                    unsaved = []
+                    return
+                }
                 logger.error("storing delivery outcomes failed; retrying", metadata: ["error": "\(error)"])
-                try? await Task.sleep(for: .milliseconds(200))
+                let ceiling = min(5_000, 100 << min(failures, 6))
+                try? await Task.sleep(for: .milliseconds(Int.random(in: ceiling / 2...ceiling)))
             }
         }
     }
@@ -250,25 +308,28 @@ public actor DeliveryDispatcher: Service {
         stopping = true
         queues.removeAll()
         let deadline = ContinuousClock.now + configuration.drain
+        giveUpAt = deadline
         // Cancelled rather than asked to stop: nothing to wait for, store what is there.
         while !running.isEmpty, !Task.isCancelled, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        await Task { await self.flushAll() }.value
+        await Task { await self.flushAll(before: deadline) }.value
     }
 
-    private func flushAll() async {
-        while flushing { try? await Task.sleep(for: .milliseconds(1)) }
+    /// Waits for a flush under way, then stores what is left; a store that keeps failing is
+    /// given up on at `deadline` (the firings stay pending), so a stop is bounded.
+    private func flushAll(before deadline: ContinuousClock.Instant) async {
+        while flushing, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
         await flush()
     }
 }
 
 extension DeliveryOutcome {
-    /// A push that did not reach APNs or got no answer (a transport failure, a timeout, a 5xx
-    /// after the gateway's own retries): worth another attempt later. APNs' refusals are final.
-    public var failedInTransit: Bool {
-        guard route == .push else { return false }
+    /// A fault, not an answer: a push that did not reach APNs or got no answer (a transport
+    /// failure, a timeout, a 5xx after the gateway's own retries), or a store call that failed.
+    /// Never stored as an outcome; the delivery is tried again. Refusals are final.
+    public var isFault: Bool {
         if case .failed = result { return true }
-        return (apnsStatus ?? 0) >= 500
+        return route == .push && (apnsStatus ?? 0) >= 500
     }
 }

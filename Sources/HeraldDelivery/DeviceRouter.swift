@@ -8,6 +8,9 @@ import HeraldStorage
 /// - otherwise, with a usable token: an alert push through the gateway;
 /// - with no usable token (none, known dead, or no push settings): held in the device's inbox
 ///   and delivered when it wakes.
+///
+/// A store call that fails leaves the occurrences it concerned as a fault (``DeliveryResult/failed(_:)``),
+/// never a guess: the dispatcher tries them again, and every step is idempotent.
 public struct DeviceRouter: DeliveryChannel {
     let streams: LiveStreams
     let push: PushDeliveryChannel
@@ -35,11 +38,17 @@ public struct DeviceRouter: DeliveryChannel {
             streaming[index] = connected
         }
         var apps: [String: App?] = [:]
+        var unreadApps: Set<String> = []
         var tokensByApp: [String: Set<String>] = [:]
-        for fired in batch where apps[fired.device.appID] == nil {
-            apps[fired.device.appID] = try? await store.app(id: fired.device.appID)
+        for fired in batch where apps[fired.device.appID] == nil && !unreadApps.contains(fired.device.appID) {
+            do {
+                apps[fired.device.appID] = .some(try await store.app(id: fired.device.appID))
+            } catch {
+                // Not knowing the app's push settings is no reason to pick the inbox: try again.
+                unreadApps.insert(fired.device.appID)
+            }
         }
-        for (index, fired) in batch.enumerated() where !streaming[index] {
+        for (index, fired) in batch.enumerated() where !streaming[index] && !unreadApps.contains(fired.device.appID) {
             if let token = fired.device.token, apps[fired.device.appID]??.push != nil {
                 tokensByApp[fired.device.appID, default: []].insert(token)
             }
@@ -48,7 +57,9 @@ public struct DeviceRouter: DeliveryChannel {
         for (app, tokens) in tokensByApp { deadByApp[app] = await ledger.invalid(appID: app, among: tokens) }
         for (index, fired) in batch.enumerated() {
             let device = fired.device
-            if streaming[index] {
+            if unreadApps.contains(device.appID), !streaming[index] {
+                outcomes[index] = DeliveryOutcome(.none, .failed(DeliveryResult.storeUnavailable))
+            } else if streaming[index] {
                 live.append(index)
             } else if apps[device.appID]??.push != nil, let token = device.token,
                       deadByApp[device.appID]?.contains(token) != true {
@@ -63,11 +74,18 @@ public struct DeviceRouter: DeliveryChannel {
         if !live.isEmpty {
             // Stored first, then streamed with its sequence id: it stays until the client
             // acknowledges it, so a stream that drops mid-write loses nothing.
-            let sequences = (try? await store.holdInInbox(liveItems)) ?? Array(repeating: nil, count: live.count)
+            let sequences: [Int64?]
+            do {
+                sequences = try await store.holdInInbox(liveItems)
+            } catch {
+                for index in live { outcomes[index] = DeliveryOutcome(.inbox, .failed(DeliveryResult.storeUnavailable)) }
+                sequences = []
+            }
             var stored: [(index: Int, item: InboxItem)] = []
             for ((index, item), sequence) in zip(zip(live, liveItems), sequences) {
                 guard let sequence else {
-                    outcomes[index] = DeliveryOutcome(.inbox, .failed("failed"))
+                    // No sequence: the device was deleted meanwhile.
+                    outcomes[index] = DeliveryOutcome(.none, .deviceGone)
                     continue
                 }
                 var item = item
@@ -96,10 +114,12 @@ public struct DeviceRouter: DeliveryChannel {
         (held, heldItems) = Self.inboxItems(held, of: batch, outcomes: &outcomes)
         guard !held.isEmpty else { return outcomes }
         do {
-            try await store.holdInInbox(heldItems)
-            for index in held { outcomes[index] = DeliveryOutcome(.inbox, .held) }
+            let sequences = try await store.holdInInbox(heldItems)
+            for (index, sequence) in zip(held, sequences) {
+                outcomes[index] = sequence == nil ? DeliveryOutcome(.none, .deviceGone) : DeliveryOutcome(.inbox, .held)
+            }
         } catch {
-            for index in held { outcomes[index] = DeliveryOutcome(.inbox, .failed("failed")) }
+            for index in held { outcomes[index] = DeliveryOutcome(.inbox, .failed(DeliveryResult.storeUnavailable)) }
         }
         return outcomes
     }

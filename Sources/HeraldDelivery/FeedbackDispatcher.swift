@@ -15,6 +15,11 @@ import FoundationNetworking
 /// message per receiver, and POSTs each with a `Herald-Signature` header, retrying with capped
 /// exponential backoff. A message that keeps failing is parked after `maximumAttempts` and shown
 /// by the API. It sleeps until the next retry is due or a new event is raised: no polling.
+///
+/// Each attempt holds a lease on its message, longer than the request timeout and renewed while
+/// the request runs, so no other node sends it meanwhile; the outcome is written only under that
+/// lease, so a holder that lost it (paused past it) changes nothing. A store that fails never
+/// stops the loop: it tries again with backoff.
 public actor FeedbackDispatcher: Service {
     public struct Configuration: Sendable {
         public var receivers: [(url: String, types: Set<String>)]
@@ -42,6 +47,7 @@ public actor FeedbackDispatcher: Service {
     private let store: any OutboxStore
     private let configuration: Configuration
     private let logger: Logger
+    private let health: LoopHealth
     /// `herald_feedback_delivery_attempts_total{result}`: each try to reach a receiver.
     private let deliveredAttempts = Counter(label: "herald_feedback_delivery_attempts_total", dimensions: [("result", "delivered")])
     private let failedAttempts = Counter(label: "herald_feedback_delivery_attempts_total", dimensions: [("result", "failed")])
@@ -54,8 +60,10 @@ public actor FeedbackDispatcher: Service {
     /// Some receiver's share of the outbox was full at the last fan-out.
     public var isFull: Bool { !fullReceivers.isEmpty }
 
-    public init(store: any OutboxStore, configuration: Configuration, logger: Logger = Logger(label: "herald.feedback")) {
+    public init(store: any OutboxStore, configuration: Configuration, health: LoopHealth = LoopHealth(),
+                logger: Logger = Logger(label: "herald.feedback")) {
         self.store = store
+        self.health = health
         self.configuration = configuration
         self.logger = logger
         let sessionConfiguration = URLSessionConfiguration.ephemeral
@@ -84,10 +92,21 @@ public actor FeedbackDispatcher: Service {
 
     private func loop(_ wakeups: AsyncStream<Void>) async {
         var iterator = wakeups.makeAsyncIterator()
+        var failures = 0
         while !Task.isCancelled {
-            await dispatchDue()
-            let next = (try? await store.nextOutboxAttempt()) ?? nil
-            let delay = next.map { max(0.01, $0.timeIntervalSinceNow) } ?? 3600
+            let delay: Double
+            do {
+                try await dispatchDue()
+                delay = try await store.nextOutboxAttempt().map { max(0.01, Double($0.wholeMilliseconds) / 1000) } ?? 3600
+                failures = 0
+                health.succeeded(.feedback)
+            } catch {
+                health.failed(.feedback)
+                // The store failed: look again soon, not at the next event.
+                failures += 1
+                logger.error("feedback dispatch failed; retrying", metadata: ["error": "\(error)", "failures": "\(failures)"])
+                delay = min(30, 0.5 * pow(2, Double(min(failures, 6)))) * Double.random(in: 0.5...1)
+            }
             // Whichever comes first: the next retry, or a nudge.
             let timer = Task { [weak self] in
                 // A cancelled timer must not signal: that would wake the loop at once, forever.
@@ -101,39 +120,57 @@ public actor FeedbackDispatcher: Service {
 
     /// One pass: fan new events out and attempt every due message, until neither makes
     /// progress (a delivered message frees room for events held back by a full receiver).
-    public func dispatchDue() async {
+    ///
+    /// - Throws: the store's error; what was attempted before it keeps its outcome.
+    public func dispatchDue() async throws {
         guard !configuration.receivers.isEmpty else { return }
-        do {
+        while true {
+            var added = 0
+            var full: Set<String> = []
             while true {
-                var added = 0
-                var full: Set<String> = []
-                while true {
-                    let result = try await store.fanOutFeedback(receivers: configuration.receivers,
-                                                                limit: configuration.outboxLimit, now: Date(),
-                                                                render: Self.render)
-                    added += result.added
-                    full = Set(result.fullReceivers)
-                    if !result.advanced { break }
-                }
-                for url in full.subtracting(fullReceivers).sorted() {
-                    logger.warning("feedback receiver is behind: its new events wait until it catches up",
-                                   metadata: ["url": "\(url)", "limit": "\(configuration.outboxLimit)"])
-                }
-                fullReceivers = full
-                let due = try await store.dueOutboxMessages(now: Date(), limit: 50)
-                if due.isEmpty && added == 0 { break }
-                await withTaskGroup(of: Void.self) { group in
-                    for message in due {
-                        group.addTask { await self.attempt(message) }
-                    }
+                let result = try await store.fanOutFeedback(receivers: configuration.receivers,
+                                                            limit: configuration.outboxLimit, now: Date(),
+                                                            render: Self.render)
+                added += result.added
+                full = Set(result.fullReceivers)
+                if !result.advanced { break }
+            }
+            for url in full.subtracting(fullReceivers).sorted() {
+                logger.warning("feedback receiver is behind: its new events wait until it catches up",
+                               metadata: ["url": "\(url)", "limit": "\(configuration.outboxLimit)"])
+            }
+            fullReceivers = full
+            let due = try await store.leaseOutboxMessages(limit: 50, lease: lease)
+            if due.isEmpty && added == 0 { break }
+            await withTaskGroup(of: Void.self) { group in
+                for message in due {
+                    group.addTask { await self.attempt(message) }
                 }
             }
-        } catch {
-            logger.error("feedback dispatch failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// How long an attempt holds its message: longer than the request may take.
+    private var lease: Duration { .milliseconds(Int64(configuration.requestTimeout * 1000)) * 2 + .seconds(5) }
+
+    /// Renews `message`'s lease every third of it until cancelled.
+    private func renewing(_ message: OutboxMessage, token: String) -> Task<Void, Never> {
+        let (store, lease, logger) = (self.store, self.lease, self.logger)
+        return Task {
+            while (try? await Task.sleep(for: lease / 3)) != nil {
+                if (try? await store.renewOutboxLease(message.id, token: token, lease: lease)) == false {
+                    logger.warning("lost the lease on a feedback message mid-attempt",
+                                   metadata: ["event": "\(message.eventID)", "url": "\(message.url)"])
+                    return
+                }
+            }
         }
     }
 
     private func attempt(_ message: OutboxMessage) async {
+        guard let token = message.leaseToken else { return }
+        let renewal = renewing(message, token: token)
+        defer { renewal.cancel() }
         let body = Array(message.body.utf8)
         var request = URLRequest(url: URL(string: message.url)!, timeoutInterval: configuration.requestTimeout)
         request.httpMethod = "POST"
@@ -148,8 +185,8 @@ public actor FeedbackDispatcher: Service {
             let (_, response) = try await session.data(for: request)
             let status = (response as? HTTPURLResponse)?.statusCode ?? 0
             if (200..<300).contains(status) {
-                try? await store.markOutboxDelivered(message.id)
                 deliveredAttempts.increment()
+                await record(message) { try await $0.markOutboxDelivered(message.id, token: token) }
                 return
             }
             failure = "HTTP \(status)"
@@ -159,11 +196,28 @@ public actor FeedbackDispatcher: Service {
         failedAttempts.increment()
         let exponent = Double(min(message.attempts, 20))
         let backoff = min(configuration.maximumBackoff, configuration.initialBackoff * pow(2, exponent)) * Double.random(in: 0.5...1)
-        try? await store.markOutboxFailed(message.id, error: failure, nextAttempt: Date().addingTimeInterval(backoff),
-                                          maximumAttempts: configuration.maximumAttempts)
+        let maximumAttempts = configuration.maximumAttempts
+        await record(message) {
+            try await $0.markOutboxFailed(message.id, token: token, error: failure, retryAfter: .milliseconds(Int64(backoff * 1000)),
+                                          maximumAttempts: maximumAttempts)
+        }
         if message.attempts + 1 >= configuration.maximumAttempts {
             logger.warning("feedback receiver keeps failing; message parked",
                            metadata: ["url": "\(message.url)", "event": "\(message.eventID)", "error": "\(failure)"])
+        }
+    }
+
+    /// Stores an attempt's outcome under its lease, trying again while the store fails and the
+    /// lease lasts: an outcome lost here would send the message again once the lease ran out.
+    private func record(_ message: OutboxMessage, _ write: @Sendable (any OutboxStore) async throws -> Bool) async {
+        do {
+            if try await retryingStoreCall(until: .now + lease, { try await write(store) }) == false {
+                logger.warning("a feedback outcome came after this node lost the message's lease; not stored",
+                               metadata: ["event": "\(message.eventID)", "url": "\(message.url)"])
+            }
+        } catch {
+            logger.error("could not store a feedback outcome; the message will be attempted again",
+                         metadata: ["event": "\(message.eventID)", "error": "\(error)"])
         }
     }
 

@@ -6,11 +6,14 @@ import Logging
 /// What travels on a device's live event stream after its backlog.
 public enum LiveMessage: Sendable {
     case event(SystemEvent)
-    /// A fired notification as the device's inbox holds it (with its sequence id), where it stays
-    /// until acknowledged: a stream that drops before the client read it loses nothing.
-    case notification(InboxItem)
+    /// The device's inbox holds items up to this sequence id. The stream reads what it has not
+    /// sent yet from the store, in order, so it never hands over an id before a lower one; the
+    /// items stay in the inbox until acknowledged, so a stream that drops loses nothing.
+    case inbox(upTo: Int64)
     /// Keeps an idle connection open, and reveals one whose client has gone.
     case heartbeat
+    /// The node is stopping: the stream ends, telling the client when to reconnect.
+    case closing(retryAfter: Duration)
 }
 
 /// The devices connected to their live event stream, and a bounded queue per connection.
@@ -31,6 +34,11 @@ public actor LiveStreams {
     }
 
     private var subscribers: [DeviceKey: [UUID: AsyncStream<LiveMessage>.Continuation]] = [:]
+    /// Set once the node stops: every stream was ended and no new one opens.
+    private var closing = false
+
+    /// Opening a stream on a node that is stopping.
+    public struct Stopping: Error {}
     private let directory: (any StreamDirectory)?
     private let logger: Logger
 
@@ -44,6 +52,7 @@ public actor LiveStreams {
     /// - Throws: the directory's error when the stream cannot be recorded for the other nodes
     ///   (nothing is left open then).
     public func subscribe(appID: String, deviceID: String) async throws -> (id: UUID, messages: AsyncStream<LiveMessage>) {
+        guard !closing else { throw Stopping() }
         let (stream, continuation) = AsyncStream.makeStream(of: LiveMessage.self,
                                                             bufferingPolicy: .bufferingOldest(Self.bufferLimit))
         let id = UUID()
@@ -78,6 +87,24 @@ public actor LiveStreams {
         if subscribers[key]?.isEmpty == true { subscribers[key] = nil }
     }
 
+    /// Ends every stream with a hint to reconnect after `retryAfter` (to another node, or to
+    /// this one once it is back), and refuses new ones: a stopping node holds no stream open.
+    public func closeAll(retryAfter: Duration) {
+        closing = true
+        for (_, streams) in subscribers {
+            for (_, continuation) in streams {
+                continuation.yield(.closing(retryAfter: retryAfter))
+                continuation.finish()
+            }
+        }
+    }
+
+    /// Tells every stream held here to read the inbox again: word relayed while the listener
+    /// was reconnecting may have been lost.
+    public func refreshAll() {
+        for (key, _) in subscribers { send(.inbox(upTo: .max), appID: key.appID, deviceID: key.deviceID) }
+    }
+
     /// Sends a heartbeat to one stream.
     public func ping(appID: String, deviceID: String, id: UUID) {
         _ = subscribers[DeviceKey(appID: appID, deviceID: deviceID)]?[id]?.yield(.heartbeat)
@@ -107,17 +134,19 @@ public actor LiveStreams {
         await connected([(appID, deviceID)]) == [true]
     }
 
-    /// Hands fired notifications (stored in their inbox, with sequence ids) to their devices'
-    /// streams: here, or relayed to the node holding the stream. Returns, for each, whether a
-    /// stream took it or word of it went out; the inbox keeps it either way until acknowledged.
+    /// Tells the streams of fired notifications' devices (the items committed in their inbox,
+    /// with sequence ids) to read them: here, or relayed to the node holding the stream. Returns,
+    /// for each, whether a stream was told or word of it went out; the inbox keeps it either way
+    /// until acknowledged.
     public func deliver(_ items: [InboxItem]) async -> [Bool] {
         var delivered = [Bool](repeating: false, count: items.count)
         var relayed: [(index: Int, message: RelayedLiveMessage)] = []
         for (index, item) in items.enumerated() {
+            guard let sequence = item.sequence else { continue }
             let (appID, deviceID) = (item.occurrence.appID, item.occurrence.deviceID)
-            if send(.notification(item), appID: appID, deviceID: deviceID) {
+            if send(.inbox(upTo: sequence), appID: appID, deviceID: deviceID) {
                 delivered[index] = true
-            } else if let sequence = item.sequence {
+            } else {
                 relayed.append((index, RelayedLiveMessage(appID: appID, deviceID: deviceID,
                                                           body: .notification(sequence: sequence))))
             }
@@ -154,29 +183,15 @@ public actor LiveStreams {
         }
     }
 
-    /// Messages another node relayed: those for devices streaming here go to their streams,
-    /// notifications read from the inbox (still there: not yet acknowledged).
-    public func receive(_ relayed: [RelayedLiveMessage]) async {
-        var sequences: [DeviceKey: [Int64]] = [:]
+    /// Messages another node relayed: those for devices streaming here go to their streams (a
+    /// notification as word to read the inbox).
+    public func receive(_ relayed: [RelayedLiveMessage]) {
         for message in relayed {
-            let key = DeviceKey(appID: message.appID, deviceID: message.deviceID)
-            guard subscribers[key] != nil else { continue }
             switch message.body {
             case .event(let event):
-                send(.event(event), appID: key.appID, deviceID: key.deviceID)
+                send(.event(event), appID: message.appID, deviceID: message.deviceID)
             case .notification(let sequence):
-                sequences[key, default: []].append(sequence)
-            }
-        }
-        guard let directory else { return }
-        for (key, sequences) in sequences {
-            do {
-                for item in try await directory.inboxItems(appID: key.appID, deviceID: key.deviceID, sequences: sequences) {
-                    send(.notification(item), appID: key.appID, deviceID: key.deviceID)
-                }
-            } catch {
-                // They stay in the inbox, handed over at the next wake or reconnect.
-                logger.warning("could not read relayed notifications", metadata: ["device": "\(key.deviceID)", "error": "\(error)"])
+                send(.inbox(upTo: sequence), appID: message.appID, deviceID: message.deviceID)
             }
         }
     }

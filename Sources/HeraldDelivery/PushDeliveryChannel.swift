@@ -22,7 +22,14 @@ public struct PushDeliveryChannel: DeliveryChannel {
         var outcomes = [DeliveryOutcome](repeating: .notDelivered, count: batch.count)
         let byApp = Dictionary(grouping: batch.indices, by: { batch[$0].device.appID })
         for (appID, indices) in byApp {
-            guard let app = try? await store.app(id: appID), app.push != nil else {
+            let app: App?
+            do {
+                app = try await store.app(id: appID)
+            } catch {
+                for index in indices { outcomes[index] = DeliveryOutcome(.push, .failed(DeliveryResult.storeUnavailable)) }
+                continue
+            }
+            guard let app, app.push != nil else {
                 for index in indices { outcomes[index] = .recorded }
                 continue
             }
@@ -57,10 +64,15 @@ public struct PushDeliveryChannel: DeliveryChannel {
                     feedback.append(Self.feedback(for: batch[index], result: result))
                 }
             }
-            try? await store.recordFeedback(feedback)
+            // Retried for a while: the pushes went out, and their feedback must not be lost to a
+            // passing fault.
+            try? await retryingStoreCall(until: .now + Self.feedbackPatience) { try await store.recordFeedback(feedback) }
         }
         return outcomes
     }
+
+    /// How long a failing store is asked again to record a batch's feedback events.
+    static let feedbackPatience: Duration = .seconds(10)
 
     /// A push's result: accepted; refused (APNs' answer, or Herald's own check: a 4xx); or failed
     /// on the way (no answer: transport failure, deadline).

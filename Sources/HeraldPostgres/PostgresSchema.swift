@@ -231,6 +231,11 @@ enum PostgresSchema {
             "CREATE INDEX live_stream_by_device ON live_stream (app_id, device_id)",
             "CREATE INDEX live_stream_by_node ON live_stream (node_id)",
         ]),
+        Migration(identifier: "v4: outbox messages leased per attempt, under a token", statements: [
+            // Every write by a lease holder names its token, so a holder whose lease ran out
+            // (and whose message another node now holds) changes nothing.
+            "ALTER TABLE outbox ADD COLUMN lease_token text",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, holding the advisory lock on one connection.

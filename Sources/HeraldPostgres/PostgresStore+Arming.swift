@@ -2,6 +2,7 @@ import Foundation
 import HeraldStorage
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// Word between nodes of what each one armed: a write that creates or moves a timer entry
 /// (schedule, re-time, a repeating notification advanced by a claim) sends the instants with
@@ -55,23 +56,50 @@ extension PostgresStore {
     }
 
     /// Calls `received` with each payload sent on `channel`, in commit order, on a connection of
-    /// its own (LISTEN holds it), until cancelled or the connection fails.
-    func listen(on channel: String, _ received: @Sendable (String) async -> Void) async throws {
-        let connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 1,
-                                                              logger: logger)
+    /// its own (LISTEN holds it), until cancelled or the connection fails. The connection is
+    /// pinged every few seconds with the store call's deadline: one that went silent (no reset,
+    /// no answer) fails here within that bound, and the caller reconnects and reads again what
+    /// it may have missed.
+    func listen(on channel: String, _ received: @escaping @Sendable (String) async -> Void) async throws {
+        let connection = try await PostgresConnection.connect(configuration: listenerConfiguration, id: 1, logger: logger)
+        let (logger, timeout) = (self.logger, callTimeout)
         do {
-            try await connection.listen(on: channel) { notifications in
-                for try await notification in notifications { await received(notification.payload) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await connection.listen(on: channel) { notifications in
+                        for try await notification in notifications { await received(notification.payload) }
+                    }
+                }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: Self.listenerPing)
+                        let answered = Mutex(false)
+                        let ping = Task { try await connection.run("SELECT 1", logger: logger); answered.withLock { $0 = true } }
+                        try? await Task.sleep(for: timeout)
+                        guard answered.withLock({ $0 }) else {
+                            ping.cancel()
+                            throw StoreDeadlineExceeded()
+                        }
+                    }
+                }
+                defer { group.cancelAll() }
+                try await group.next()
             }
             try? await connection.close()
         } catch {
             try? await connection.close()
-            throw error
+            throw Self.fault(error, statement: "listen(\(channel))")
         }
     }
 
-    /// Runs a read on a pooled connection, outside any transaction.
-    func read<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await client.withConnection { connection in try await body(connection) }
+    /// How often a listening connection is asked whether it still answers.
+    static let listenerPing: Duration = .seconds(3)
+
+    /// The listener's own connection, with the same server-side timeouts as the pool's.
+    var listenerConfiguration: PostgresConnection.Configuration {
+        var configuration = location.connectionConfiguration
+        configuration.options.additionalStartupParameters = Self.serverSideTimeouts(callTimeout)
+        configuration.options.connectTimeout = .seconds(callTimeout.components.seconds)
+        return configuration
     }
 }

@@ -154,30 +154,47 @@ extension PostgresStore {
         }
     }
 
-    /// Claims messages due for an attempt, oldest first, for this node, for one lease: another
-    /// node skips them until the attempt's outcome is stored or the lease runs out.
-    public func dueOutboxMessages(now: Date, limit: Int) async throws -> [OutboxMessage] {
-        let at = now.millisecondsSince1970
-        return try await transaction { connection in
+    /// Leases messages due for an attempt, oldest first, each under a token of its own, for
+    /// `lease` by the database's clock: another node skips them until the attempt's outcome is
+    /// stored or the lease runs out, and a holder whose lease ran out can no longer write.
+    public func leaseOutboxMessages(limit: Int, lease: Duration) async throws -> [OutboxMessage] {
+        try await transaction { connection in
             try await connection.rows("""
-                UPDATE outbox SET claimed_by = \(nodeID), lease_until = \(at + leaseMilliseconds)
+                UPDATE outbox SET claimed_by = \(nodeID), lease_until = \(unescaped: Self.databaseNow) + \(lease.wholeMilliseconds),
+                    lease_token = gen_random_uuid()::text
                 WHERE key IN (
                     SELECT key FROM outbox
-                    WHERE state = 'pending' AND next_attempt_at <= \(at) AND (lease_until IS NULL OR lease_until < \(at))
+                    WHERE state = 'pending' AND next_attempt_at <= \(unescaped: Self.databaseNow)
+                        AND (lease_until IS NULL OR lease_until < \(unescaped: Self.databaseNow))
                     ORDER BY next_attempt_at, key LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED)
-                RETURNING \(unescaped: Self.outboxColumns)
-                """, logger: logger).map(Self.outboxMessage(from:)).sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }
+                RETURNING \(unescaped: Self.outboxColumns), lease_token
+                """, logger: logger).map { row in
+                var message = try Self.outboxMessage(from: row)
+                message.leaseToken = try row.value(9, as: String.self)
+                return message
+            }.sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }
         }
     }
 
-    /// When the next pending message may be attempted here: a message leased to another node
-    /// counts from the end of its lease.
-    public func nextOutboxAttempt() async throws -> Date? {
+    public func renewOutboxLease(_ id: Int64, token: String, lease: Duration) async throws -> Bool {
+        try await read { connection in
+            try await connection.count("""
+                UPDATE outbox SET lease_until = \(unescaped: Self.databaseNow) + \(lease.wholeMilliseconds)
+                WHERE key = \(id) AND lease_token = \(token) AND state = 'pending'
+                RETURNING 1
+                """, logger: logger) > 0
+        }
+    }
+
+    /// How long until the next pending message may be attempted: a message leased to another
+    /// node counts from the end of its lease. Measured on the database's clock.
+    public func nextOutboxAttempt() async throws -> Duration? {
         try await read { connection in
             try await connection.row("""
-                SELECT min(greatest(next_attempt_at, coalesce(lease_until, 0))) FROM outbox WHERE state = 'pending'
-                """, logger: logger)?.value(0, as: Int64?.self).map(Date.init(millisecondsSince1970:))
+                SELECT min(greatest(next_attempt_at, coalesce(lease_until, 0))) - \(unescaped: Self.databaseNow)
+                FROM outbox WHERE state = 'pending'
+                """, logger: logger)?.value(0, as: Int64?.self).map { .milliseconds(max(0, $0)) }
         }
     }
 
@@ -195,24 +212,28 @@ extension PostgresStore {
         }
     }
 
-    public func markOutboxDelivered(_ id: Int64) async throws {
+    public func markOutboxDelivered(_ id: Int64, token: String) async throws -> Bool {
         try await transaction { connection in
-            try await connection.run("""
+            try await connection.count("""
                 UPDATE outbox SET state = 'delivered', attempts = attempts + 1, last_error = NULL,
-                    claimed_by = NULL, lease_until = NULL
-                WHERE key = \(id)
-                """, logger: logger)
+                    claimed_by = NULL, lease_until = NULL, lease_token = NULL
+                WHERE key = \(id) AND lease_token = \(token)
+                RETURNING 1
+                """, logger: logger) > 0
         }
     }
 
-    public func markOutboxFailed(_ id: Int64, error: String, nextAttempt: Date, maximumAttempts: Int) async throws {
+    public func markOutboxFailed(_ id: Int64, token: String, error: String, retryAfter: Duration,
+                                 maximumAttempts: Int) async throws -> Bool {
         try await transaction { connection in
-            try await connection.run("""
+            try await connection.count("""
                 UPDATE outbox SET attempts = attempts + 1, last_error = \(error),
-                    next_attempt_at = \(nextAttempt.millisecondsSince1970), claimed_by = NULL, lease_until = NULL,
+                    next_attempt_at = \(unescaped: Self.databaseNow) + \(retryAfter.wholeMilliseconds),
+                    claimed_by = NULL, lease_until = NULL, lease_token = NULL,
                     state = CASE WHEN attempts + 1 >= \(maximumAttempts) THEN 'parked' ELSE 'pending' END
-                WHERE key = \(id)
-                """, logger: logger)
+                WHERE key = \(id) AND lease_token = \(token)
+                RETURNING 1
+                """, logger: logger) > 0
         }
     }
 

@@ -102,29 +102,32 @@ extension PostgresStore {
     /// On start-up: firings without an outcome that this node held before it restarted, or whose
     /// node's lease ran out, now leased to this node.
     public func unfinishedFirings() async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
-        try await takeOverFirings(includingOwn: true, now: Date())
+        try await takeOverFirings(includingOwn: true)
     }
 
     /// Firings without an outcome whose node stopped renewing its lease (it died or stalled),
-    /// now leased to this node. A node calls this on every heartbeat.
-    public func takeOverExpiredFirings(now: Date) async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
-        try await takeOverFirings(includingOwn: false, now: now)
+    /// now leased to this node; and this node's own firings pending for longer than a lease (a
+    /// claim whose commit succeeded but whose reply was lost, so the timer never handed it to
+    /// the dispatcher; the dispatcher skips those it already holds). A node calls this on every
+    /// heartbeat, so nothing stays pending without a live claim for more than about two leases.
+    public func takeOverExpiredFirings() async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
+        try await takeOverFirings(includingOwn: false)
     }
 
-    private func takeOverFirings(includingOwn: Bool, now: Date) async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
-        let at = now.millisecondsSince1970
+    private func takeOverFirings(includingOwn: Bool) async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
         let own = includingOwn ? nodeID : ""
-        let cutoff = at - leaseMilliseconds
         // A firing's lease is its node's heartbeat: one row per node to renew, not one per firing.
         // Rows another node is taking over right now are locked, and skipped.
         let rows = try await transaction { connection in
-            try await connection.run("UPDATE node SET heartbeat_at = greatest(heartbeat_at, \(at)) WHERE id = \(nodeID)",
-                                     logger: logger)
+            try await connection.run("""
+                UPDATE node SET heartbeat_at = greatest(heartbeat_at, \(unescaped: Self.databaseNow)) WHERE id = \(nodeID)
+                """, logger: logger)
             return try await connection.rows("""
                 WITH candidates AS (
                     SELECT key FROM delivery
                     WHERE outcome = 'pending' AND (claimed_by = \(own) OR claimed_by IS NULL
-                        OR claimed_by NOT IN (SELECT id FROM node WHERE heartbeat_at >= \(cutoff)))
+                        OR (claimed_by = \(nodeID) AND fired_at < \(unescaped: Self.databaseNow) - \(leaseMilliseconds))
+                        OR claimed_by NOT IN (SELECT id FROM node WHERE heartbeat_at >= \(unescaped: Self.databaseNow) - \(leaseMilliseconds)))
                     FOR UPDATE SKIP LOCKED
                 ), taken AS (
                     UPDATE delivery l SET claimed_by = \(nodeID), handovers = handovers + 1
@@ -187,8 +190,8 @@ extension PostgresStore {
     }
 
     /// Renews this node's heartbeat, which is the lease on every firing it holds.
-    public func renewLeases(now: Date) async throws {
-        try await heartbeat(now: now)
+    public func renewLeases() async throws {
+        try await heartbeat()
     }
 
     /// The soonest pending instant: the sweep arms it, covering any word of a write that was lost.

@@ -59,8 +59,12 @@ extension PostgresStore {
     }
 
     /// Stores a batch of inbox items in four statements, however many there are: which devices
-    /// still exist (locked against deletion until commit), their sequence ids, one insert, and
-    /// the ids of items held before.
+    /// still exist, their sequence ids, one insert, and the ids of items held before.
+    ///
+    /// The devices' rows are locked as a wake and an acknowledgement lock them (`FOR NO KEY
+    /// UPDATE`, in key order so two batches cannot deadlock), and the ids are drawn under that
+    /// lock: a device's ids commit in the order they were drawn, so a wake or a stream that sees
+    /// id N has already seen every lower id of that device (docs/hand-over-order.md).
     public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
         guard !items.isEmpty else { return [] }
         let contents = try items.map { try Self.json($0.content) }
@@ -70,7 +74,8 @@ extension PostgresStore {
             for row in try await connection.rows("""
                 SELECT app_id, id FROM device WHERE (app_id, id) IN (
                     SELECT * FROM unnest(\(items.map(\.occurrence.appID))::text[], \(items.map(\.occurrence.deviceID))::text[]))
-                FOR KEY SHARE
+                ORDER BY app_id, id
+                FOR NO KEY UPDATE
                 """, logger: logger) {
                 present.insert([try row.value(0, as: String.self), try row.value(1, as: String.self)])
             }
@@ -195,14 +200,19 @@ extension PostgresStore {
         return Acknowledgement(inboxItems: inboxItems, backlog: acknowledged)
     }
 
-    /// The inbox as it stands (or only its items among `sequences`): items stay until
-    /// acknowledged, with their sequence ids.
+    public func inbox(appID: String, deviceID: String, after: Int64) async throws -> [InboxItem] {
+        try await read { connection in
+            try await self.unacknowledgedInbox(connection, appID: appID, deviceID: deviceID, after: after)
+        }
+    }
+
+    /// The inbox as it stands (or only its items above `after`): items stay until acknowledged,
+    /// with their sequence ids.
     func unacknowledgedInbox(_ connection: PostgresConnection, appID: String, deviceID: String,
-                             among sequences: [Int64]? = nil) async throws -> [InboxItem] {
+                             after: Int64 = -1) async throws -> [InboxItem] {
         try await connection.rows("""
             SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, key FROM device_inbox
-            WHERE app_id = \(appID) AND device_id = \(deviceID)
-                AND (\(sequences == nil) OR key = ANY(\(sequences ?? [])::bigint[]))
+            WHERE app_id = \(appID) AND device_id = \(deviceID) AND key > \(after)
             ORDER BY key
             """, logger: logger).map { row in
             let occurrenceID = try row.value(0, as: String.self)

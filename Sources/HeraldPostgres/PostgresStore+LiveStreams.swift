@@ -11,29 +11,35 @@ extension PostgresStore: StreamDirectory {
     static let liveChannel = "herald_live"
 
     public func streamOpened(_ id: UUID, appID: String, deviceID: String) async throws {
-        try await client.query("""
-            INSERT INTO live_stream (id, app_id, device_id, node_id, opened_at)
-            VALUES (\(id.uuidString), \(appID), \(deviceID), \(nodeID), \(Date().millisecondsSince1970))
-            ON CONFLICT (id) DO NOTHING
-            """, logger: logger)
+        let now = Date().millisecondsSince1970
+        try await read { [nodeID, logger] connection in
+            try await connection.run("""
+                INSERT INTO live_stream (id, app_id, device_id, node_id, opened_at)
+                VALUES (\(id.uuidString), \(appID), \(deviceID), \(nodeID), \(now))
+                ON CONFLICT (id) DO NOTHING
+                """, logger: logger)
+        }
     }
 
     public func streamClosed(_ id: UUID) async throws {
-        try await client.query("DELETE FROM live_stream WHERE id = \(id.uuidString)", logger: logger)
+        try await read { [logger] connection in
+            try await connection.run("DELETE FROM live_stream WHERE id = \(id.uuidString)", logger: logger)
+        }
     }
 
     /// Forgets the streams this node held before it restarted: their connections are gone.
     func forgetOwnStreams() async throws {
-        try await client.query("DELETE FROM live_stream WHERE node_id = \(nodeID)", logger: logger)
+        try await read { [nodeID, logger] connection in
+            try await connection.run("DELETE FROM live_stream WHERE node_id = \(nodeID)", logger: logger)
+        }
     }
 
     public func streamedElsewhere(_ devices: [(appID: String, deviceID: String)]) async throws -> [Bool] {
         guard !devices.isEmpty else { return [] }
-        let cutoff = Date().millisecondsSince1970 - leaseMilliseconds
         let rows = try await read { connection in
             try await connection.rows("""
                 SELECT DISTINCT s.app_id, s.device_id FROM live_stream s JOIN node n ON n.id = s.node_id
-                WHERE s.node_id <> \(nodeID) AND n.heartbeat_at >= \(cutoff)
+                WHERE s.node_id <> \(nodeID) AND n.heartbeat_at >= \(unescaped: Self.databaseNow) - \(leaseMilliseconds)
                     AND (s.app_id, s.device_id) IN (
                         SELECT * FROM unnest(\(devices.map(\.appID))::text[], \(devices.map(\.deviceID))::text[]))
                 """, logger: logger)
@@ -49,7 +55,7 @@ extension PostgresStore: StreamDirectory {
     public func relay(_ messages: [RelayedLiveMessage]) async throws -> [RelayedLiveMessage] {
         let (payloads, refused) = try Self.livePayloads(messages)
         guard !payloads.isEmpty else { return refused }
-        try await client.withConnection { connection in
+        try await read { [logger] connection in
             for payload in payloads {
                 try await connection.run("SELECT pg_notify(\(Self.liveChannel), \(payload))", logger: logger)
             }
@@ -91,10 +97,4 @@ extension PostgresStore: StreamDirectory {
         }
     }
 
-    public func inboxItems(appID: String, deviceID: String, sequences: [Int64]) async throws -> [InboxItem] {
-        guard !sequences.isEmpty else { return [] }
-        return try await read { connection in
-            try await unacknowledgedInbox(connection, appID: appID, deviceID: deviceID, among: sequences)
-        }
-    }
 }

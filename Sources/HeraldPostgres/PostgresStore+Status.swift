@@ -4,6 +4,10 @@ import HeraldStorage
 import PostgresNIO
 
 extension PostgresStore {
+    public func probe() async throws {
+        _ = try await read { connection in try await connection.row("SELECT 1", logger: logger) }
+    }
+
     public func storeGauges() async throws -> StoreGauges {
         try await read { connection in
             var gauges = StoreGauges()

@@ -19,6 +19,9 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     public let nodeID: String
     /// How long a node's claim on a firing it is delivering lasts without a heartbeat.
     public let leaseMilliseconds: Int64
+    /// The longest one store call may take, waiting for a connection included; past it the
+    /// call fails as a transient ``StoreFault`` and its connection is closed.
+    public let callTimeout: Duration
     let location: PostgresLocation
     let client: PostgresClient
     let logger: Logger
@@ -27,8 +30,9 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     private let feedbackObserver = Mutex<(@Sendable () -> Void)?>(nil)
 
     private init(client: PostgresClient, location: PostgresLocation, nodeID: String, leaseMilliseconds: Int64,
-                 logger: Logger) {
+                 callTimeout: Duration, logger: Logger) {
         self.client = client
+        self.callTimeout = callTimeout
         self.location = location
         self.nodeID = nodeID
         self.leaseMilliseconds = leaseMilliseconds
@@ -43,10 +47,12 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     ///   - nodeID: a stable name for this node (the configuration's `node.id`).
     ///   - poolSize: connections this node may open at most.
     ///   - leaseMilliseconds: how long this node's claims on firings last without a heartbeat.
+    ///   - callTimeout: the deadline of every store call; the server ends this node's statements,
+    ///     lock waits and idle transactions after it too, so a session given up on keeps no locks.
     /// - Throws: the connection error when the database cannot be reached or refuses the user;
     ///   an SQL error from a migration (the pool is closed again before it propagates).
     public static func open(_ location: PostgresLocation, nodeID: String, poolSize: Int = 8,
-                            leaseMilliseconds: Int64 = 5_000,
+                            leaseMilliseconds: Int64 = 5_000, callTimeout: Duration = .seconds(10),
                             logger: Logger = Logger(label: "herald.postgres")) async throws -> PostgresStore {
         // One direct connection first: a database that is down or refuses us fails here, at
         // once, rather than as queries that wait for the pool to give up retrying.
@@ -57,17 +63,31 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
                                                          password: location.password, database: location.database,
                                                          tls: .disable)
         configuration.options.maximumConnections = max(2, poolSize)
+        configuration.options.connectTimeout = callTimeout
+        configuration.options.additionalStartupParameters = serverSideTimeouts(callTimeout)
         let store = PostgresStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger),
-                                  location: location, nodeID: nodeID, leaseMilliseconds: leaseMilliseconds, logger: logger)
+                                  location: location, nodeID: nodeID, leaseMilliseconds: leaseMilliseconds,
+                                  callTimeout: callTimeout, logger: logger)
         do {
             _ = try await PostgresSchema.migrate(store.client, logger: logger)
-            try await store.heartbeat(startedNow: true)
+            try await store.register()
             try await store.forgetOwnStreams()
             return store
         } catch {
             await store.close()
             throw error
         }
+    }
+
+    /// Session settings sent at connect: the server ends a statement, a lock wait or an idle
+    /// transaction that outlives the call's deadline (a node that gave up on a silent
+    /// connection must not keep row locks there), and probes an idle client's socket, so a
+    /// session behind a middlebox that lost its state ends too.
+    static func serverSideTimeouts(_ callTimeout: Duration) -> [(String, String)] {
+        let milliseconds = String(callTimeout.wholeMilliseconds)
+        return [("statement_timeout", milliseconds), ("lock_timeout", milliseconds),
+                ("idle_in_transaction_session_timeout", milliseconds),
+                ("tcp_keepalives_idle", "5"), ("tcp_keepalives_interval", "2"), ("tcp_keepalives_count", "3")]
     }
 
     /// Closes the pool.
@@ -85,62 +105,74 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
         feedbackObserver.withLock { $0 }?()
     }
 
-    /// Runs `body` in one transaction, again from the start when PostgreSQL aborted it for a
-    /// deadlock or a serialization failure, and rethrows what the body threw, unwrapped.
-    func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        var attempt = 0
-        while true {
-            do {
-                return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-            } catch let error as PostgresTransactionError {
-                let cause = error.closureError ?? error.commitError ?? error.beginError ?? error
-                attempt += 1
-                if Self.isTransient(cause), attempt < 10 { continue }
-                throw cause
-            }
+    /// Records that this node is alive, by the database's clock: every lease is measured on
+    /// that one clock, whatever the nodes' clocks say.
+    public func heartbeat() async throws {
+        try await read { [nodeID, logger] connection in
+            try await connection.run("""
+                UPDATE node SET heartbeat_at = greatest(heartbeat_at, \(unescaped: Self.databaseNow)) WHERE id = \(nodeID)
+                """, logger: logger)
         }
     }
 
-    /// A deadlock or serialization failure: the transaction did nothing and may simply run again.
-    static func isTransient(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
-        return state == "40001" || state == "40P01"
-    }
-
-    /// Records that this node is alive (and, at start, when it started).
-    public func heartbeat(startedNow: Bool = false, now: Date = Date()) async throws {
-        let at = now.millisecondsSince1970
-        if startedNow {
-            try await client.query("""
-                INSERT INTO node (id, started_at, heartbeat_at) VALUES (\(nodeID), \(at), \(at))
+    /// Registers this node at start. A node whose id another live process already uses would
+    /// share its row and take over its firings: when the row's heartbeat is fresh, this waits
+    /// out one lease and refuses to start if the heartbeat moved meanwhile (a node that was
+    /// killed leaves a fresh heartbeat that does not move).
+    ///
+    /// - Throws: ``NodeIDInUse`` when a live node has this id.
+    func register() async throws {
+        let seen = try await read { [nodeID, logger] connection in
+            try await connection.row("""
+                SELECT heartbeat_at, heartbeat_at >= \(unescaped: Self.databaseNow) - \(leaseMilliseconds) FROM node WHERE id = \(nodeID)
+                """, logger: logger).map { (try $0.value(0, as: Int64.self), try $0.value(1, as: Bool.self)) }
+        }
+        if let (heartbeat, fresh) = seen, fresh {
+            try await Task.sleep(for: .milliseconds(leaseMilliseconds + 500))
+            let now = try await read { [nodeID, logger] connection in
+                try await connection.row("SELECT heartbeat_at FROM node WHERE id = \(nodeID)", logger: logger)?
+                    .value(0, as: Int64.self)
+            }
+            if let now, now > heartbeat { throw NodeIDInUse(nodeID: nodeID) }
+        }
+        try await read { [nodeID, logger] connection in
+            try await connection.run("""
+                INSERT INTO node (id, started_at, heartbeat_at) VALUES (\(nodeID), \(unescaped: Self.databaseNow), \(unescaped: Self.databaseNow))
                 ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
                 """, logger: logger)
-        } else {
-            try await client.query("UPDATE node SET heartbeat_at = greatest(heartbeat_at, \(at)) WHERE id = \(nodeID)", logger: logger)
         }
     }
 
     /// Marks this node gone (its heartbeat at 0): the other nodes take over any firing it still
     /// holds at their next heartbeat, instead of after a lease.
     public func leave() async throws {
-        try await client.query("UPDATE node SET heartbeat_at = 0 WHERE id = \(nodeID)", logger: logger)
+        try await read { [nodeID, logger] connection in
+            try await connection.run("UPDATE node SET heartbeat_at = 0 WHERE id = \(nodeID)", logger: logger)
+        }
     }
 
     /// The nodes registered in this database, by name.
     public func nodes() async throws -> [String] {
-        var names: [String] = []
-        for try await name in try await client.query("SELECT id FROM node ORDER BY id", logger: logger).decode(String.self) {
-            names.append(name)
+        try await read { [logger] connection in
+            try await connection.rows("SELECT id FROM node ORDER BY id", logger: logger).map { try $0.value(0, as: String.self) }
         }
-        return names
     }
 
     /// The migrations applied to this database, in the order they were applied.
     public func appliedMigrations() async throws -> [String] {
-        var identifiers: [String] = []
-        let rows = try await client.query("SELECT identifier FROM herald_migrations ORDER BY applied_at, identifier",
-                                          logger: logger)
-        for try await identifier in rows.decode(String.self) { identifiers.append(identifier) }
-        return identifiers
+        try await read { [logger] connection in
+            try await connection.rows("SELECT identifier FROM herald_migrations ORDER BY applied_at, identifier",
+                                      logger: logger).map { try $0.value(0, as: String.self) }
+        }
+    }
+}
+
+/// Another live node already uses this node's id (node.id): two processes sharing one would take
+/// over each other's work.
+public struct NodeIDInUse: Error, CustomStringConvertible {
+    public let nodeID: String
+
+    public var description: String {
+        "node id '\(nodeID)' is in use by a live node (its heartbeat is moving); give this node another node.id"
     }
 }

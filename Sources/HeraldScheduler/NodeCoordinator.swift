@@ -19,12 +19,14 @@ public struct NodeCoordinator: Service {
     private let engine: SchedulerEngine
     private let sweep: Duration
     private let logger: Logger
+    private var health: LoopHealth { engine.health }
 
     public init(store: any NodeStore, engine: SchedulerEngine, sweep: Duration, logger: Logger) {
         self.store = store
         self.engine = engine
         self.sweep = sweep
         self.logger = logger
+        engine.health.expect(.heartbeat, every: Double(max(1, store.leaseMilliseconds / 3)) / 1000)
     }
 
     public func run() async throws {
@@ -47,6 +49,12 @@ public struct NodeCoordinator: Service {
 
     private func listen() async {
         while !Task.isCancelled {
+            // Listening for a second without an error counts as a success.
+            let settled = Task { [health] in
+                guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
+                health.succeeded(.listener)
+            }
+            defer { settled.cancel() }
             do {
                 try await store.listenForArming { [engine] instants in
                     await engine.arm(instants.map { TimerEntry(fireAt: $0, key: -1) })
@@ -54,6 +62,8 @@ public struct NodeCoordinator: Service {
             } catch is CancellationError {
                 return
             } catch {
+                settled.cancel()
+                health.failed(.listener)
                 logger.warning("listening for other nodes' timers failed; reconnecting in 1 s",
                                metadata: ["error": "\(error)"])
             }
@@ -67,9 +77,9 @@ public struct NodeCoordinator: Service {
         let interval = Duration.milliseconds(max(1, store.leaseMilliseconds / 3))
         while !Task.isCancelled {
             do {
-                let now = Date()
-                try await store.renewLeases(now: now)
-                let (fired, orphaned) = try await store.takeOverExpiredFirings(now: now)
+                try await store.renewLeases()
+                let (fired, orphaned) = try await store.takeOverExpiredFirings()
+                health.succeeded(.heartbeat)
                 if !fired.isEmpty || !orphaned.isEmpty {
                     logger.warning("took over firings from a node whose lease ran out",
                                    metadata: ["firings": "\(fired.count + orphaned.count)", "node": "\(store.nodeID)"])
@@ -78,6 +88,7 @@ public struct NodeCoordinator: Service {
             } catch is CancellationError {
                 return
             } catch {
+                health.failed(.heartbeat)
                 logger.error("renewing leases failed", metadata: ["error": "\(error)"])
             }
             try? await Task.sleep(for: interval)

@@ -15,15 +15,19 @@ public struct SystemClock: SchedulerClock {
     /// Longest single wait. Fire dates are wall-clock instants while sleeps are monotonic, so a
     /// long sleep is re-checked now and then in case the wall clock was stepped.
     public var longestWait: Duration
+    /// Added to the system's time: a node whose clock is wrong, for the fault harness's
+    /// clock-skew scenario (`HERALD_TEST_CLOCK_SKEW_MS`). Zero in production.
+    public var skew: TimeInterval
 
-    public init(longestWait: Duration = .seconds(300)) {
+    public init(longestWait: Duration = .seconds(300), skew: TimeInterval = 0) {
         self.longestWait = longestWait
+        self.skew = skew
     }
 
-    public func now() -> Date { Date() }
+    public func now() -> Date { Date().addingTimeInterval(skew) }
 
     public func sleep(until deadline: Date) async throws {
-        let seconds = deadline.timeIntervalSinceNow
+        let seconds = deadline.timeIntervalSince(now())
         guard seconds > 0 else { return }
         let wait = min(Duration.milliseconds(Int64((seconds * 1000).rounded(.up))), longestWait)
         try await Task.sleep(for: wait, tolerance: .microseconds(100), clock: .continuous)

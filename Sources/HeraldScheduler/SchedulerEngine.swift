@@ -39,6 +39,8 @@ public actor SchedulerEngine: Service {
     private let latenessTimer = Metrics.Timer(label: "herald_fire_lateness_seconds", preferredDisplayUnit: .seconds)
     /// Lateness of every firing since start, in buckets, for the status page.
     public nonisolated let lateness = FiringLateness()
+    /// How the timer and the dispatcher are doing, for `/readyz` and the metrics.
+    public nonisolated let health: LoopHealth
 
     private var timers = TimerQueue()
     private var isLoaded = false
@@ -53,10 +55,11 @@ public actor SchedulerEngine: Service {
     ///   - dispatcher: by default one over `channel` with default settings.
     public init(store: any SchedulerStore & DeliveryStore, channel: any DeliveryChannel, dispatcher: DeliveryDispatcher? = nil,
                 clock: any SchedulerClock = SystemClock(), configuration: Configuration = Configuration(),
-                logger: Logger = Logger(label: "herald.scheduler")) {
+                health: LoopHealth = LoopHealth(), logger: Logger = Logger(label: "herald.scheduler")) {
         self.store = store
         self.channel = channel
-        self.dispatcher = dispatcher ?? DeliveryDispatcher(store: store, channel: channel, logger: logger)
+        self.health = health
+        self.dispatcher = dispatcher ?? DeliveryDispatcher(store: store, channel: channel, health: health, logger: logger)
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
@@ -165,6 +168,7 @@ public actor SchedulerEngine: Service {
             for entry in claim.armed { timers.insert(entry) }
             // Cut short by the batch limit: look again at once.
             if claim.more { timers.insert(TimerEntry(fireAt: now.millisecondsSince1970, key: -1)) }
+            health.succeeded(.timer)
             for zone in zones.takeNewlyUnknown() {
                 logger.error("device time zone unknown to this system's tzdata; its floating notifications fire in UTC",
                              metadata: ["zone": "\(zone)"])
@@ -180,7 +184,9 @@ public actor SchedulerEngine: Service {
             timers.insert(TimerEntry(fireAt: now.millisecondsSince1970, key: -1))
             return 0
         } catch {
-            // Storage failed: nothing was committed. Look again shortly.
+            // Storage failed. Nothing was committed, or the reply was lost after the commit: then
+            // the firings are this node's, pending, and the heartbeat takes them up again.
+            health.failed(.timer)
             logger.error("claiming a batch failed; retrying in 1 s", metadata: ["error": "\(error)"])
             timers.insert(TimerEntry(fireAt: now.millisecondsSince1970 + 1000, key: -1))
             return 0

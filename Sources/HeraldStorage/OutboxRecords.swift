@@ -16,6 +16,8 @@ public struct OutboxMessage: Hashable, Sendable {
     public var nextAttemptAt: Date
     public var state: State
     public var lastError: String?
+    /// The lease under which this copy was handed out for an attempt; nil in listings.
+    public var leaseToken: String?
 
     public init(id: Int64, eventID: Int64, url: String, type: String, body: String, attempts: Int, nextAttemptAt: Date,
                 state: State, lastError: String?) {

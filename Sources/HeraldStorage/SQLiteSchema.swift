@@ -212,6 +212,12 @@ extension SQLiteStore {
                 ALTER TABLE device_events ADD COLUMN handed_seq INTEGER;
                 """)
         }
+        migrator.registerMigration("v10: outbox messages leased per attempt, under a token") { db in
+            try db.execute(sql: """
+                ALTER TABLE outbox ADD COLUMN lease_until INTEGER;
+                ALTER TABLE outbox ADD COLUMN lease_token TEXT;
+                """)
+        }
         return migrator
     }
 }

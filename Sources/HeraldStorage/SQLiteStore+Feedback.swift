@@ -148,21 +148,39 @@ extension SQLiteStore {
         }
     }
 
-    /// Messages due for an attempt, oldest first.
-    public func dueOutboxMessages(now: Date, limit: Int) async throws -> [OutboxMessage] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Self.outboxColumns) FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?
+    public func leaseOutboxMessages(limit: Int, lease: Duration) async throws -> [OutboxMessage] {
+        let now = Date().millisecondsSince1970
+        return try await pool.write { db in
+            var messages = try Row.fetchAll(db, sql: """
+                SELECT \(Self.outboxColumns) FROM outbox
+                WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
                 ORDER BY next_attempt_at, key LIMIT ?
-                """, arguments: [now.millisecondsSince1970, limit]).map(Self.outboxMessage(from:))
+                """, arguments: [now, now, limit]).map(Self.outboxMessage(from:))
+            for index in messages.indices {
+                let token = UUID().uuidString
+                try db.execute(sql: "UPDATE outbox SET lease_until = ?, lease_token = ? WHERE key = ?",
+                               arguments: [now + lease.wholeMilliseconds, token, messages[index].id])
+                messages[index].leaseToken = token
+            }
+            return messages
         }
     }
 
-    /// When the next pending message is due, if any.
-    public func nextOutboxAttempt() async throws -> Date? {
-        try await pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT min(next_attempt_at) FROM outbox WHERE state = 'pending'")
-                .map(Date.init(millisecondsSince1970:))
+    public func renewOutboxLease(_ id: Int64, token: String, lease: Duration) async throws -> Bool {
+        let until = Date().millisecondsSince1970 + lease.wholeMilliseconds
+        return try await pool.write { db in
+            try db.execute(sql: "UPDATE outbox SET lease_until = ? WHERE key = ? AND lease_token = ? AND state = 'pending'",
+                           arguments: [until, id, token])
+            return db.changesCount > 0
+        }
+    }
+
+    public func nextOutboxAttempt() async throws -> Duration? {
+        let now = Date().millisecondsSince1970
+        return try await pool.read { db in
+            try Int64.fetchOne(db, sql: """
+                SELECT min(max(next_attempt_at, coalesce(lease_until, 0))) FROM outbox WHERE state = 'pending'
+                """).map { .milliseconds(max(0, $0 - now)) }
         }
     }
 
@@ -177,21 +195,27 @@ extension SQLiteStore {
         }
     }
 
-    public func markOutboxDelivered(_ id: Int64) async throws {
+    public func markOutboxDelivered(_ id: Int64, token: String) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE outbox SET state = 'delivered', attempts = attempts + 1, last_error = NULL WHERE key = ?",
-                           arguments: [id])
+            try db.execute(sql: """
+                UPDATE outbox SET state = 'delivered', attempts = attempts + 1, last_error = NULL, lease_until = NULL,
+                    lease_token = NULL
+                WHERE key = ? AND lease_token = ?
+                """, arguments: [id, token])
+            return db.changesCount > 0
         }
     }
 
-    /// Records a failed attempt: retried at `nextAttempt`, or parked after `maximumAttempts`.
-    public func markOutboxFailed(_ id: Int64, error: String, nextAttempt: Date, maximumAttempts: Int) async throws {
-        try await pool.write { db in
+    public func markOutboxFailed(_ id: Int64, token: String, error: String, retryAfter: Duration,
+                                 maximumAttempts: Int) async throws -> Bool {
+        let next = Date().millisecondsSince1970 + retryAfter.wholeMilliseconds
+        return try await pool.write { db in
             try db.execute(sql: """
-                UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?,
-                    state = CASE WHEN attempts + 1 >= ? THEN 'parked' ELSE 'pending' END
-                WHERE key = ?
-                """, arguments: [error, nextAttempt.millisecondsSince1970, maximumAttempts, id])
+                UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_until = NULL,
+                    lease_token = NULL, state = CASE WHEN attempts + 1 >= ? THEN 'parked' ELSE 'pending' END
+                WHERE key = ? AND lease_token = ?
+                """, arguments: [error, next, maximumAttempts, id, token])
+            return db.changesCount > 0
         }
     }
 

@@ -171,13 +171,17 @@ extension SQLiteStore {
         return Acknowledgement(inboxItems: inboxItems, backlog: acknowledged)
     }
 
-    /// The inbox as it stands: items stay until acknowledged, so a client that dropped before
-    /// reading them gets them again, with the same sequence ids.
-    static func unacknowledgedInbox(_ db: Database, appID: String, deviceID: String) throws -> [InboxItem] {
+    public func inbox(appID: String, deviceID: String, after: Int64) async throws -> [InboxItem] {
+        try await pool.read { db in try Self.unacknowledgedInbox(db, appID: appID, deviceID: deviceID, after: after) }
+    }
+
+    /// The inbox as it stands (or only its items above `after`): items stay until acknowledged,
+    /// so a client that dropped before reading them gets them again, with the same sequence ids.
+    static func unacknowledgedInbox(_ db: Database, appID: String, deviceID: String, after: Int64 = -1) throws -> [InboxItem] {
         let rows = try Row.fetchAll(db, sql: """
             SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, key FROM device_inbox
-            WHERE app_id = ? AND device_id = ? ORDER BY key
-            """, arguments: [appID, deviceID])
+            WHERE app_id = ? AND device_id = ? AND key > ? ORDER BY key
+            """, arguments: [appID, deviceID, after])
         return try rows.map { row in
             let occurrenceID: String = row[0]
             let contentText: String = row[6]

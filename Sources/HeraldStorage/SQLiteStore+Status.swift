@@ -3,6 +3,10 @@ import GRDB
 import HeraldCore
 
 extension SQLiteStore {
+    public func probe() async throws {
+        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
     public func storeGauges() async throws -> StoreGauges {
         try await pool.read { db in
             var gauges = StoreGauges()

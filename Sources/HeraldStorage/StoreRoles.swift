@@ -46,6 +46,11 @@ public protocol DeviceStore: Sendable {
     /// to that sequence id. Throws `invalidTransition` for a move iOS cannot make.
     func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
                   catalog: EventCatalog, acknowledging upTo: Int64?) async throws -> WakeResult
+    /// The device's unacknowledged inbox items with a sequence id above `after`, in order. A
+    /// live stream reads what to send next here, never from the message that announced it: an
+    /// item is committed before any higher id of its device is, so this is always a prefix
+    /// without gaps, and a stream never hands over N before every lower id.
+    func inbox(appID: String, deviceID: String, after: Int64) async throws -> [InboxItem]
     /// Acknowledges what the device received up to and including sequence id `upTo`: its inbox
     /// items, and the backlog hand-over if its id is in range.
     func acknowledge(appID: String, deviceID: String, upTo: Int64) async throws -> Acknowledgement
@@ -133,14 +138,23 @@ public protocol OutboxStore: Sendable {
     /// Moves new feedback events into the outbox, per receiver, within each receiver's limit.
     func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
                         render: @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut
-    /// Messages due for an attempt, oldest first.
-    func dueOutboxMessages(now: Date, limit: Int) async throws -> [OutboxMessage]
-    /// When the next pending message is due, if any.
-    func nextOutboxAttempt() async throws -> Date?
+    /// Leases messages due for an attempt, oldest first, each to the caller for `lease` by the
+    /// store's clock, under a token of its own (``OutboxMessage/leaseToken``): nobody else
+    /// attempts a message while its lease runs.
+    func leaseOutboxMessages(limit: Int, lease: Duration) async throws -> [OutboxMessage]
+    /// Extends the lease of a message still held under `token`. Returns false when it is not.
+    func renewOutboxLease(_ id: Int64, token: String, lease: Duration) async throws -> Bool
+    /// How long until the next pending message may be attempted (zero when one is due), by the
+    /// store's clock; nil when none is pending.
+    func nextOutboxAttempt() async throws -> Duration?
     func outboxMessages(state: OutboxMessage.State?, limit: Int) async throws -> [OutboxMessage]
-    func markOutboxDelivered(_ id: Int64) async throws
-    /// Records a failed attempt: retried at `nextAttempt`, or parked after `maximumAttempts`.
-    func markOutboxFailed(_ id: Int64, error: String, nextAttempt: Date, maximumAttempts: Int) async throws
+    /// Records a delivery by the holder of lease `token`. Returns false, changing nothing, when
+    /// the lease was lost (it ran out and someone else holds the message now).
+    func markOutboxDelivered(_ id: Int64, token: String) async throws -> Bool
+    /// Records a failed attempt by the holder of lease `token`: retried after `retryAfter`, or
+    /// parked after `maximumAttempts`. Returns false, changing nothing, when the lease was lost.
+    func markOutboxFailed(_ id: Int64, token: String, error: String, retryAfter: Duration,
+                          maximumAttempts: Int) async throws -> Bool
     /// Puts a parked message back in line. Returns false if there is no such parked message.
     func retryOutboxMessage(_ id: Int64, now: Date) async throws -> Bool
 }
@@ -263,10 +277,13 @@ public protocol NodeStore: Sendable {
     var nodeID: String { get }
     /// How long a claim on a firing lasts without a renewal.
     var leaseMilliseconds: Int64 { get }
-    /// Records the heartbeat and extends the leases on this node's firings in delivery.
-    func renewLeases(now: Date) async throws
-    /// Firings without an outcome whose node stopped renewing them, now leased to this node.
-    func takeOverExpiredFirings(now: Date) async throws -> (fired: [FiredOccurrence], orphaned: [Int64])
+    /// Records the heartbeat and extends the leases on this node's firings in delivery, by the
+    /// store's clock.
+    func renewLeases() async throws
+    /// Firings without an outcome whose node stopped renewing them, and this node's own that
+    /// stayed pending for longer than a lease without being handed to its dispatcher, now
+    /// leased to this node.
+    func takeOverExpiredFirings() async throws -> (fired: [FiredOccurrence], orphaned: [Int64])
     /// The soonest pending instant, for the sweep that covers word lost between nodes.
     func earliestPendingFire() async throws -> Int64?
     /// Calls `armed` with the instants other nodes armed, until cancelled or disconnected.
@@ -279,6 +296,8 @@ public protocol NodeStore: Sendable {
 /// Read-only counts and lists for operators: the gauges on `/metrics`, the status page and
 /// `herald status`. Nothing here changes what is stored.
 public protocol StatusStore: Sendable {
+    /// A trivial read: throws when the store cannot be reached (`/readyz`).
+    func probe() async throws
     /// Whole-store counts; see ``StoreGauges``.
     func storeGauges() async throws -> StoreGauges
     /// Coalesced notifications a wake would hand over now, by event kind, over every device. It

@@ -38,6 +38,4 @@ public protocol StreamDirectory: Sendable {
     func relay(_ messages: [RelayedLiveMessage]) async throws -> [RelayedLiveMessage]
     /// Calls `received` with messages relayed by other nodes, until cancelled or disconnected.
     func listenForRelayed(_ received: @escaping @Sendable ([RelayedLiveMessage]) async -> Void) async throws
-    /// The device's inbox items among `sequences` that are still unacknowledged, in order.
-    func inboxItems(appID: String, deviceID: String, sequences: [Int64]) async throws -> [InboxItem]
 }

@@ -3,6 +3,7 @@ import Foundation
 import HeraldAPI
 import HeraldCore
 import HeraldSandbox
+import HeraldScheduler
 import Hummingbird
 import Logging
 import Metrics
@@ -75,18 +76,22 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("herald sandbox listening on https://\(host):\(gateway.port) (inboxes at http://\(adminHost):\(gateway.adminPort)/inbox)\n".utf8))
         }
 
-        let server = try await HeraldServer(configuration: settings, registry: registry, logger: logger)
+        // A test hook: the fault harness runs nodes whose clocks disagree.
+        let skew = environment["HERALD_TEST_CLOCK_SKEW_MS"].flatMap(Double.init).map { $0 / 1000 } ?? 0
+        let server = try await HeraldServer(configuration: settings, clock: SystemClock(skew: skew), registry: registry,
+                                            logger: logger)
         if let sandbox, let demoApp = settings.sandboxDemoApp {
             try await registerDemoApp(demoApp, sandboxPort: sandbox.port, certs: settings.sandboxCertsDirectory, server: server)
         }
         let host = settings.listenHost
-        let application = server.makeApplication { port in
-            // A stable line on stdout, so scripts and tests can learn the bound port.
-            FileHandle.standardOutput.write(Data("herald listening on http://\(host):\(port)\n".utf8))
-            FileHandle.standardOutput.write(Data("herald status page at http://\(host):\(port)/ui\n".utf8))
-        }
+        let watchdog = ShutdownWatchdog(bound: .milliseconds(settings.shutdownDrainMilliseconds) + .seconds(5))
+        defer { withExtendedLifetime(watchdog) {} }
         do {
-            try await application.runService()
+            try await server.run { port in
+                // A stable line on stdout, so scripts and tests can learn the bound port.
+                FileHandle.standardOutput.write(Data("herald listening on http://\(host):\(port)\n".utf8))
+                FileHandle.standardOutput.write(Data("herald status page at http://\(host):\(port)/ui\n".utf8))
+            }
         } catch {
             await server.gateway.shutdown()
             await sandbox?.shutdown()

@@ -7,12 +7,15 @@ import FoundationNetworking
 /// frames as they arrive. `close()` drops the connection, as a client that went away would.
 /// Each test target reads `data` as JSON its own way (an extension on ``Frame``).
 public final class EventStreamClient: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    /// One SSE block: a comment line (`: heartbeat`), or an `event:` with its `id:` and `data:`.
+    /// One SSE block: a comment line (`: heartbeat`), an `event:` with its `id:` and `data:`, or
+    /// a `retry:` hint.
     public struct Frame: Sendable, Hashable, CustomStringConvertible {
         public var comment: String?
         public var id: String?
         public var event: String?
         public var data: String?
+        /// The reconnection time the server asked for (`retry:`), in milliseconds.
+        public var retry: String?
         /// When the client read it.
         public var receivedAt: ContinuousClock.Instant
 
@@ -115,6 +118,8 @@ public final class EventStreamClient: NSObject, URLSessionDataDelegate, @uncheck
                         frame.id = line.dropFirst(3).trimmingCharacters(in: .whitespaces)
                     } else if line.hasPrefix("event:") {
                         frame.event = line.dropFirst(6).trimmingCharacters(in: .whitespaces)
+                    } else if line.hasPrefix("retry:") {
+                        frame.retry = line.dropFirst(6).trimmingCharacters(in: .whitespaces)
                     } else if line.hasPrefix("data:") {
                         let data = line.dropFirst(5).trimmingCharacters(in: .whitespaces)
                         frame.data = frame.data.map { $0 + "\n" + data } ?? data

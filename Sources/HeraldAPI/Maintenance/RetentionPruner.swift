@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDelivery
 import HeraldScheduler
 import HeraldStorage
 import Logging
@@ -17,11 +18,13 @@ public actor RetentionPruner: Service {
     private let interval: Duration
     private let batchSize: Int
     private let logger: Logger
+    private let health: LoopHealth
 
     public init(store: any RetentionStore, policy: RetentionPolicy, clock: any SchedulerClock,
-                interval: Duration = .seconds(3600), batchSize: Int = 500,
+                interval: Duration = .seconds(3600), batchSize: Int = 500, health: LoopHealth = LoopHealth(),
                 logger: Logger = Logger(label: "herald.retention")) {
         self.store = store
+        self.health = health
         self.policy = policy
         self.clock = clock
         self.interval = interval
@@ -34,8 +37,10 @@ public actor RetentionPruner: Service {
             while !Task.isCancelled {
                 do {
                     let deleted = try await self.pruneOnce()
+                    self.health.succeeded(.retention)
                     if deleted > 0 { self.logger.info("pruned expired history", metadata: ["rows": "\(deleted)"]) }
                 } catch {
+                    self.health.failed(.retention)
                     self.logger.error("pruning expired history failed", metadata: ["error": "\(error)"])
                 }
                 try? await Task.sleep(for: self.interval)

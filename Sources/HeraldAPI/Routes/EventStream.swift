@@ -21,7 +21,14 @@ struct EventStream {
     func open(app: App, device: Device, foreground: Bool, acknowledging lastEventID: Int64?, logger: Logger) async throws -> Response {
         let catalog = try EventCatalog(customKinds: app.customKinds)
         // Subscribe before waking, so nothing that happens after the wake is missed.
-        let (id, messages) = try await streams.subscribe(appID: app.id, deviceID: device.id)
+        let id: UUID
+        let messages: AsyncStream<LiveMessage>
+        do {
+            (id, messages) = try await streams.subscribe(appID: app.id, deviceID: device.id)
+        } catch is LiveStreams.Stopping {
+            throw APIError(status: .serviceUnavailable, reason: "shuttingDown", message: "this node is stopping; reconnect",
+                           headers: [.retryAfter: "1"])
+        }
         let state: LifecycleState = foreground ? .active : (device.state.isAwake ? device.state : .background)
         let wake: WakeResult
         do {
@@ -48,20 +55,39 @@ struct EventStream {
                 for item in wake.inbox {
                     try await writer.write(Self.frame("notification", PresentedNotificationResource(item), id: item.sequence))
                 }
+                // What the wake handed over; later items are read from the inbox above it.
+                var lastSent = wake.inbox.last?.sequence ?? -1
                 // The backlog's id comes last, after the older inbox ids, so a client's
                 // Last-Event-ID acknowledges the backlog only once it has read everything above.
                 if let sequence = wake.backlogSequence {
                     try await writer.write(Self.frame("handedOver", ["backlogSeq": sequence], id: sequence))
                 }
-                for await message in messages {
+                reading: for await message in messages {
                     switch message {
                     case .event(let event):
                         try await writer.write(Self.frame("system", CoalescedResource(CoalescedNotification(
                             kind: event.kind, key: event.key, value: event.value, count: 1))))
-                    case .notification(let item):
-                        try await writer.write(Self.frame("notification", PresentedNotificationResource(item), id: item.sequence))
+                    case .inbox(let upTo):
+                        guard upTo > lastSent else { continue }
+                        let items: [InboxItem]
+                        do {
+                            items = try await store.inbox(appID: app.id, deviceID: device.id, after: lastSent)
+                        } catch {
+                            // The items stay in the inbox: the client reconnects and gets them.
+                            logger.warning("event stream could not read the inbox; ending it",
+                                           metadata: ["device": "\(device.id)", "error": "\(error)"])
+                            try await writer.write(Self.retryHint(.seconds(1)))
+                            break reading
+                        }
+                        for item in items {
+                            try await writer.write(Self.frame("notification", PresentedNotificationResource(item), id: item.sequence))
+                        }
+                        lastSent = items.last?.sequence ?? lastSent
                     case .heartbeat:
                         try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                    case .closing(let retryAfter):
+                        try await writer.write(Self.retryHint(retryAfter))
+                        break reading
                     }
                 }
                 try await writer.finish(nil)
@@ -80,6 +106,11 @@ struct EventStream {
         return Response(status: .ok,
                         headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "keep-alive"],
                         body: body)
+    }
+
+    /// The last frame of a stream the server ends: when to reconnect (SSE's `retry:` field).
+    static func retryHint(_ after: Duration) -> ByteBuffer {
+        ByteBuffer(string: ": server closing the stream\nretry: \(after.wholeMilliseconds)\n\n")
     }
 
     /// One SSE event: `id: <seq>` for an inbox item (what `Last-Event-ID` acknowledges on

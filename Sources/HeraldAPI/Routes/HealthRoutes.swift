@@ -1,19 +1,35 @@
+import Foundation
+import HeraldDelivery
+import HeraldStorage
 import Hummingbird
 import Prometheus
+import Synchronization
 
-/// `/healthz` (the process answers), `/readyz` (storage open, timers armed) and `/metrics`.
+/// `/healthz` (the process answers), `/readyz` (the store answers and no loop is failing or
+/// stuck) and `/metrics`.
 struct HealthRoutes {
     let registry: PrometheusCollectorRegistry
+    let store: any StatusStore
+    let health: LoopHealth
     /// Sets the gauges read from the store and the push engine, just before they are emitted.
     let refresh: @Sendable () async -> Void
+
+    /// How long `/readyz` waits for the store to answer.
+    static let probeTimeout: Duration = .seconds(2)
 
     func register(on router: Router<HeraldRequestContext>) {
         router.get("/healthz") { _, _ in
             try Response.json(["status": "ok"])
         }
-        // The engine is loaded before the server starts listening, so answering means ready.
         router.get("/readyz") { _, _ in
-            try Response.json(["status": "ready"])
+            var problems: [String] = []
+            if let failure = await Self.probe(store) { problems.append("store: \(failure)") }
+            problems += health.problems()
+            guard problems.isEmpty else {
+                return try Response.json(["status": "unready", "problems": problems.joined(separator: "; ")],
+                                         status: .serviceUnavailable)
+            }
+            return try Response.json(["status": "ready"])
         }
         router.get("/openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"],
@@ -23,6 +39,33 @@ struct HealthRoutes {
             await refresh()
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
+        }
+    }
+
+    /// Asks the store for a trivial read; nil when it answered within ``probeTimeout``, else
+    /// what went wrong. A store that does not answer at all cannot hold the request.
+    static func probe(_ store: any StatusStore) async -> String? {
+        let answered = Mutex(false)
+        return await withCheckedContinuation { continuation in
+            let finish: @Sendable (String?) -> Void = { result in
+                let first = answered.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: result) }
+            }
+            Task {
+                do {
+                    try await store.probe()
+                    finish(nil)
+                } catch {
+                    finish("\(error)")
+                }
+            }
+            Task {
+                try? await Task.sleep(for: probeTimeout)
+                finish("no answer within \(probeTimeout)")
+            }
         }
     }
 }

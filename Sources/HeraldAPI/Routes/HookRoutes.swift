@@ -128,8 +128,20 @@ struct HookRoutes {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let text = String(decoding: try encoder.encode(reply), as: UTF8.self)
-        try await store.completeIdempotencyKeys(hook: name, keys: keys, response: text)
+        try await complete(keys, hook: name, response: text)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// Stores the answer under the claimed keys. The pushes went out: were this lost, a resend
+    /// after the claim's lease would push again, so a failing store is tried again, with backoff,
+    /// for half the lease. In a task of its own, so a timed-out request still stores it.
+    private func complete(_ keys: [String], hook: String, response: String) async throws {
+        let (store, lease) = (self.store, claimLease)
+        try await Task {
+            try await retryingStoreCall(until: .now + .milliseconds(Int64(lease * 500))) {
+                try await store.completeIdempotencyKeys(hook: hook, keys: keys, response: response)
+            }
+        }.value
     }
 
     /// Frees a claim so a resend can deliver; in a task of its own, since storage refuses to

@@ -12,7 +12,9 @@ info:
     and coalesced system events. Every error is {"error": {"reason", "message"}} with a stable
     reason; each operation lists the reasons it can answer. A refused request (4xx) changes
     nothing stored. With API keys configured, send Authorization: Bearer <key>; without keys
-    the server listens on loopback only and 401, 403 and 429 do not occur.
+    the server listens on loopback only and 401, 403 and 429 do not occur. Any operation may
+    answer 503 storeUnavailable, with Retry-After, while the node cannot reach its store; the
+    request may be sent again.
 servers:
   - url: http://127.0.0.1:8580
 security:
@@ -82,6 +84,15 @@ components:
           schema:
             allOf: [{$ref: "#/components/schemas/Error"}]
             properties: {error: {properties: {reason: {enum: [rateLimited]}}}}
+    ShuttingDown:
+      description: "shuttingDown: this node is stopping; reconnect (to it once back, or to another node)"
+      headers:
+        Retry-After: {description: seconds to wait, schema: {type: integer}}
+      content:
+        application/json:
+          schema:
+            allOf: [{$ref: "#/components/schemas/Error"}]
+            properties: {error: {properties: {reason: {enum: [shuttingDown]}}}}
     BodyTooLarge:
       description: "bodyTooLarge: the body is over api.maxBodyBytes"
       content:
@@ -852,13 +863,14 @@ paths:
       summary: Live event stream (Server-Sent Events); connecting wakes the device
       responses:
         "200":
-          description: "the backlog's system events, the inbox (notification events with id: <seq>), a handedOver event whose id acknowledges the backlog, then live system and notification events, and heartbeat comments; closing the last stream suspends the device"
+          description: "the backlog's system events, the inbox (notification events with id: <seq>, in order), a handedOver event whose id acknowledges the backlog, then live system and notification events, and heartbeat comments; closing the last stream suspends the device. A stream the server ends (the node stopping) closes with a retry: field"
           content: {text/event-stream: {schema: {type: string}}}
         "400": {$ref: "#/components/responses/BadPath"}
         "401": {$ref: "#/components/responses/Unauthorized"}
         "403": {$ref: "#/components/responses/Forbidden"}
         "404": {$ref: "#/components/responses/DeviceNotFound"}
         "429": {$ref: "#/components/responses/RateLimited"}
+        "503": {$ref: "#/components/responses/ShuttingDown"}
   /v1/push:
     post:
       summary: Send pushes, with a result per token
