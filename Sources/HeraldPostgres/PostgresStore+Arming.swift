@@ -18,7 +18,7 @@ extension PostgresStore {
         guard !entries.isEmpty else { return }
         // The instant is all a node needs: its claim reads what is due from the table.
         for payload in Self.armingPayloads(node: nodeID, instants: Set(entries.map(\.fireAt)).sorted()) {
-            try await connection.run("SELECT pg_notify(\(Self.armingChannel), \(payload))", logger: logger)
+            try await connection.run("SELECT pg_notify(\(Self.armingChannel), \(payload))", logger: self.logger)
         }
     }
 
@@ -61,7 +61,7 @@ extension PostgresStore {
     /// no answer) fails here within that bound, and the caller reconnects and reads again what
     /// it may have missed.
     func listen(on channel: String, _ received: @escaping @Sendable (String) async -> Void) async throws {
-        let connection = try await PostgresConnection.connect(configuration: listenerConfiguration, id: 1, logger: logger)
+        let connection = try await PostgresConnection.connect(configuration: listenerConfiguration, id: 1, logger: self.logger)
         let (logger, timeout) = (self.logger, callTimeout)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -74,7 +74,7 @@ extension PostgresStore {
                     while true {
                         try await Task.sleep(for: Self.listenerPing)
                         let answered = Mutex(false)
-                        let ping = Task { try await connection.run("SELECT 1", logger: logger); answered.withLock { $0 = true } }
+                        let ping = Task { try await connection.run("SELECT 1", logger: self.logger); answered.withLock { $0 = true } }
                         try? await Task.sleep(for: timeout)
                         guard answered.withLock({ $0 }) else {
                             ping.cancel()

@@ -2,10 +2,11 @@ import Foundation
 import HeraldCore
 import HeraldStorage
 import PostgresNIO
+import Synchronization
 
-/// Every store call goes through ``transaction(_:_:)`` or ``read(_:_:)``: each has a deadline
-/// once it holds a connection (the pool's connect timeout bounds the wait for one), and each
-/// turns PostgreSQL's errors into a ``StoreFault`` named after the call, in one place.
+/// Every store call goes through ``transaction(_:_:)`` or ``read(_:_:)``. Each has a deadline
+/// that covers the whole call, the wait for a connection included, and each turns PostgreSQL's
+/// errors into a ``StoreFault`` named after the call, in one place.
 extension PostgresStore {
     /// Runs `body` in one transaction, again from the start when PostgreSQL aborted it for a
     /// deadlock or a serialization failure, each attempt within ``callTimeout``.
@@ -14,52 +15,63 @@ extension PostgresStore {
     /// - Throws: what the body threw when it is a domain error (``HeraldError``) or a
     ///   cancellation; otherwise a ``StoreFault``.
     func transaction<Result: Sendable>(_ statement: String = #function,
-                                       _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+                                       _ body: @escaping @Sendable (PostgresConnection) async throws -> Result)
+    async throws -> Result {
         var attempt = 0
         while true {
             do {
-                return try await client.withTransaction(logger: logger) { connection in
-                    try await withDeadline(on: connection) { try await body(connection) }
+                return try await withDeadline(statement) { [logger] client, held in
+                    try await client.withTransaction(logger: logger) { connection in
+                        held.connection.withLock { $0 = connection }
+                        return try await body(connection)
+                    }
                 }
-            } catch {
-                let fault = Self.fault(error, statement: statement)
+            } catch let fault as StoreFault where fault.code == "40001" || fault.code == "40P01" {
                 attempt += 1
-                if let fault = fault as? StoreFault, fault.code == "40001" || fault.code == "40P01", attempt < 10 { continue }
-                throw fault
+                if attempt >= 10 { throw fault }
             }
         }
     }
 
     /// Runs `body` on a pooled connection, outside any transaction, within ``callTimeout``.
     func read<Result: Sendable>(_ statement: String = #function,
-                                _ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        do {
-            return try await client.withConnection { connection in
-                try await withDeadline(on: connection) { try await body(connection) }
+                                _ body: @escaping @Sendable (PostgresConnection) async throws -> Result)
+    async throws -> Result {
+        try await withDeadline(statement) { client, held in
+            try await client.withConnection { connection in
+                held.connection.withLock { $0 = connection }
+                return try await body(connection)
             }
-        } catch {
-            throw Self.fault(error, statement: statement)
         }
     }
 
-    /// Runs `body` on `connection` and gives up after ``callTimeout``: the connection is closed,
-    /// which fails the statement under way, so a silent connection (no reset, no answer) ends
-    /// the call instead of holding it forever. The pool opens a new connection in its place.
-    private func withDeadline<Result>(on connection: PostgresConnection, isolation: isolated (any Actor)? = #isolation,
-                                      _ body: () async throws -> Result) async throws -> Result {
-        let watchdog = Task { [callTimeout] in
-            guard (try? await Task.sleep(for: callTimeout)) != nil else { return false }
-            let _: EventLoopFuture<Void> = connection.close()
-            return true
-        }
-        do {
-            let result = try await body()
-            watchdog.cancel()
-            return result
-        } catch {
-            watchdog.cancel()
-            if await watchdog.value { throw StoreDeadlineExceeded() }
-            throw error
+    /// Runs `call` on the pool and gives up after ``callTimeout``. The call runs in a task of its
+    /// own, so a call stuck where cancellation does not reach (a silent connection, a pool that
+    /// hands out nothing) cannot hold its caller: at the deadline the connection it holds is
+    /// closed, which fails its statement, and a call that never got a connection has the pool
+    /// replaced.
+    private func withDeadline<Result: Sendable>(
+        _ statement: String,
+        _ call: @escaping @Sendable (PostgresClient, HeldConnection) async throws -> Result
+    ) async throws -> Result {
+        let (client, generation) = pool.client
+        let held = HeldConnection()
+        let work = Task { try await call(client, held) }
+        switch await outcome(of: work, within: callTimeout) {
+        case .finished(let result):
+            do {
+                return try result.get()
+            } catch {
+                throw Self.fault(error, statement: statement)
+            }
+        case .timedOut:
+            work.cancel()
+            if let connection = held.connection.withLock({ $0 }) {
+                let _: EventLoopFuture<Void> = connection.close()
+            } else {
+                pool.replace(generation: generation)
+            }
+            throw Self.fault(StoreDeadlineExceeded(), statement: statement)
         }
     }
 
@@ -101,4 +113,9 @@ extension PostgresStore {
         state.hasPrefix("08") || state.hasPrefix("53")
             || ["40001", "40P01", "57014", "55P03", "25P03", "57P01", "57P02", "57P03"].contains(state)
     }
+}
+
+/// The connection a store call holds, once it has one: what its deadline closes.
+final class HeldConnection: Sendable {
+    let connection = Mutex<PostgresConnection?>(nil)
 }

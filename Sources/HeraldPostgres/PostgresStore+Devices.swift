@@ -21,20 +21,20 @@ extension PostgresStore {
                 ON CONFLICT (id) DO UPDATE SET overflow = excluded.overflow, push = excluded.push,
                     custom_kinds = excluded.custom_kinds, updated_at = excluded.updated_at
                 RETURNING (xmax = 0)
-                """, logger: logger)?.value(0, as: Bool.self) ?? false
+                """, logger: self.logger)?.value(0, as: Bool.self) ?? false
         }
     }
 
     public func app(id: String) async throws -> App? {
         try await read { connection in
-            try await connection.row("SELECT id, overflow, push, custom_kinds FROM app WHERE id = \(id)", logger: logger)
+            try await connection.row("SELECT id, overflow, push, custom_kinds FROM app WHERE id = \(id)", logger: self.logger)
                 .map(Self.app(from:))
         }
     }
 
     public func deleteApp(id: String) async throws -> Bool {
         try await transaction { connection in
-            try await connection.count("DELETE FROM app WHERE id = \(id) RETURNING 1", logger: logger) > 0
+            try await connection.count("DELETE FROM app WHERE id = \(id) RETURNING 1", logger: self.logger) > 0
         }
     }
 
@@ -44,12 +44,12 @@ extension PostgresStore {
         let at = now.millisecondsSince1970
         let modes = device.backgroundModes.joined(separator: ",")
         let (entries, created) = try await transaction { connection -> ([TimerEntry], Bool) in
-            guard try await connection.row("SELECT 1 FROM app WHERE id = \(device.appID) FOR KEY SHARE", logger: logger) != nil else {
+            guard try await connection.row("SELECT 1 FROM app WHERE id = \(device.appID) FOR KEY SHARE", logger: self.logger) != nil else {
                 throw HeraldError.appNotFound(device.appID)
             }
             let previousZone = try await connection.row("""
                 SELECT time_zone FROM device WHERE app_id = \(device.appID) AND id = \(device.id) FOR NO KEY UPDATE
-                """, logger: logger)?.value(0, as: String.self)
+                """, logger: self.logger)?.value(0, as: String.self)
             let created = try await connection.row("""
                 INSERT INTO device (app_id, id, time_zone, token, voip_token, locale, state, background_modes,
                     created_at, updated_at)
@@ -59,17 +59,17 @@ extension PostgresStore {
                     voip_token = excluded.voip_token, locale = excluded.locale, state = excluded.state,
                     background_modes = excluded.background_modes, updated_at = excluded.updated_at
                 RETURNING (xmax = 0)
-                """, logger: logger)?.value(0, as: Bool.self) ?? false
+                """, logger: self.logger)?.value(0, as: Bool.self) ?? false
             // Registering a token again means the app got it anew from the OS: it is valid again,
             // and an APNs refusal timestamped before now cannot kill it.
             for token in [device.token, device.voipToken].compactMap({ $0 }) {
                 try await connection.run("DELETE FROM invalid_token WHERE app_id = \(device.appID) AND token = \(token)",
-                                         logger: logger)
+                                         logger: self.logger)
                 try await connection.run("""
                     INSERT INTO token_registration (app_id, token, registered_at) VALUES (\(device.appID), \(token), \(at))
                     ON CONFLICT (app_id, token) DO UPDATE
                         SET registered_at = greatest(token_registration.registered_at, excluded.registered_at)
-                    """, logger: logger)
+                    """, logger: self.logger)
             }
             var entries: [TimerEntry] = []
             if let previousZone, previousZone != device.timeZone {
@@ -85,14 +85,14 @@ extension PostgresStore {
         try await read { connection in
             try await connection.row("""
                 SELECT \(unescaped: Self.deviceColumns) FROM device d WHERE d.app_id = \(appID) AND d.id = \(id)
-                """, logger: logger).map { try Self.device(from: $0) }
+                """, logger: self.logger).map { try Self.device(from: $0) }
         }
     }
 
     public func deleteDevice(appID: String, id: String) async throws -> Bool {
         try await transaction { connection in
             try await connection.count("DELETE FROM device WHERE app_id = \(appID) AND id = \(id) RETURNING 1",
-                                       logger: logger) > 0
+                                       logger: self.logger) > 0
         }
     }
 
@@ -104,20 +104,20 @@ extension PostgresStore {
             SELECT \(unescaped: Self.notificationColumns), n.key FROM notification n
             WHERE n.app_id = \(device.appID) AND n.device_id = \(device.id) AND n.time_zone = \(FireTimeZone.floatingName)
             FOR UPDATE
-            """, logger: logger)
+            """, logger: self.logger)
         var armed: [TimerEntry] = []
         for row in rows {
             let notification = try Self.notification(from: row)
             let key = try row.value(Self.notificationColumnCount, as: Int64.self)
             guard let next = notification.resumed(inDeviceZone: zone, now: now) else {
-                try await connection.run("DELETE FROM notification WHERE key = \(key)", logger: logger)
+                try await connection.run("DELETE FROM notification WHERE key = \(key)", logger: self.logger)
                 continue
             }
             let fireAt = next.date.millisecondsSince1970
             try await connection.run("""
                 UPDATE notification SET next_index = \(next.index), next_fire_at = \(fireAt), revision = revision + 1
                 WHERE key = \(key)
-                """, logger: logger)
+                """, logger: self.logger)
             armed.append(TimerEntry(fireAt: fireAt, key: key))
         }
         return armed
@@ -132,7 +132,7 @@ extension PostgresStore {
         let nextFireAt = notification.nextFireDate.millisecondsSince1970
         let appID = notification.appID, deviceID = notification.deviceID
         return try await transaction { connection in
-            guard let policyText = try await connection.row("SELECT overflow FROM app WHERE id = \(appID)", logger: logger)?
+            guard let policyText = try await connection.row("SELECT overflow FROM app WHERE id = \(appID)", logger: self.logger)?
                 .value(0, as: String.self) else {
                 throw HeraldError.appNotFound(appID)
             }
@@ -140,13 +140,13 @@ extension PostgresStore {
             // count below is the count the insert lands in.
             guard try await connection.row("""
                 SELECT 1 FROM device WHERE app_id = \(appID) AND id = \(deviceID) FOR NO KEY UPDATE
-                """, logger: logger) != nil else {
+                """, logger: self.logger) != nil else {
                 throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
             }
             let policy = OverflowPolicy(rawValue: policyText) ?? .reject
             let pending = try await connection.rows("""
                 SELECT id, next_fire_at, key FROM notification WHERE app_id = \(appID) AND device_id = \(deviceID)
-                """, logger: logger).map { row in
+                """, logger: self.logger).map { row in
                 NotificationLimit.Pending(id: try row.value(0), nextFireDate: Date(millisecondsSince1970: try row.value(1)),
                                           sequence: try row.value(2))
             }
@@ -157,7 +157,7 @@ extension PostgresStore {
             if !evicted.isEmpty {
                 try await connection.run("""
                     DELETE FROM notification WHERE app_id = \(appID) AND device_id = \(deviceID) AND id = ANY(\(evicted))
-                    """, logger: logger)
+                    """, logger: self.logger)
             }
             if evicted.contains(notification.id) {
                 return ScheduleResult(armed: nil, replaced: replaced, evicted: evicted)
@@ -176,7 +176,7 @@ extension PostgresStore {
                     revision = notification.revision + 1, generation = notification.generation + 1,
                     created_at = excluded.created_at
                 RETURNING key
-                """, logger: logger)!.value(0, as: Int64.self)
+                """, logger: self.logger)!.value(0, as: Int64.self)
             let armed = TimerEntry(fireAt: nextFireAt, key: key)
             try await self.announce([armed], on: connection)
             return ScheduleResult(armed: armed, replaced: replaced, evicted: evicted)
@@ -188,7 +188,7 @@ extension PostgresStore {
             try await connection.rows("""
                 SELECT \(unescaped: Self.notificationColumns) FROM notification n
                 WHERE app_id = \(appID) AND device_id = \(deviceID) ORDER BY next_fire_at, key
-                """, logger: logger).map(Self.notification(from:))
+                """, logger: self.logger).map(Self.notification(from:))
         }
     }
 
@@ -197,7 +197,7 @@ extension PostgresStore {
             try await connection.row("""
                 SELECT \(unescaped: Self.notificationColumns) FROM notification n
                 WHERE app_id = \(appID) AND device_id = \(deviceID) AND id = \(id)
-                """, logger: logger).map(Self.notification(from:))
+                """, logger: self.logger).map(Self.notification(from:))
         }
     }
 
@@ -205,7 +205,7 @@ extension PostgresStore {
         try await transaction { connection in
             try await connection.count("""
                 DELETE FROM notification WHERE app_id = \(appID) AND device_id = \(deviceID) AND id = \(id) RETURNING 1
-                """, logger: logger) > 0
+                """, logger: self.logger) > 0
         }
     }
 
@@ -213,7 +213,7 @@ extension PostgresStore {
         try await transaction { connection in
             try await connection.count("""
                 DELETE FROM notification WHERE app_id = \(appID) AND device_id = \(deviceID) RETURNING 1
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -230,7 +230,7 @@ extension PostgresStore {
                         \(delivery.scheduledFor.millisecondsSince1970), \(delivery.firedAt.millisecondsSince1970),
                         \(delivery.late), \(delivery.missed), \(delivery.channel), \(delivery.outcome),
                         \(delivery.apnsStatus), \(delivery.apnsID))
-                    """, logger: logger)
+                    """, logger: self.logger)
             }
         }
     }
@@ -240,7 +240,7 @@ extension PostgresStore {
             try await connection.rows("""
                 SELECT \(unescaped: Self.deliveryColumns) FROM delivery WHERE app_id = \(appID) AND device_id = \(deviceID)
                 ORDER BY key DESC LIMIT \(limit)
-                """, logger: logger).map(Self.delivery(from:))
+                """, logger: self.logger).map(Self.delivery(from:))
         }
     }
 
@@ -254,7 +254,7 @@ extension PostgresStore {
             if let since = invalid.apnsTimestamp,
                let registered = try await connection.row("""
                    SELECT registered_at FROM token_registration WHERE app_id = \(invalid.appID) AND token = \(invalid.token)
-                   """, logger: logger)?.value(0, as: Int64.self),
+                   """, logger: self.logger)?.value(0, as: Int64.self),
                registered > since {
                 return false
             }
@@ -264,11 +264,11 @@ extension PostgresStore {
                     \(invalid.invalidatedAt.millisecondsSince1970))
                 ON CONFLICT (app_id, token) DO UPDATE SET reason = excluded.reason,
                     apns_timestamp = excluded.apns_timestamp, invalidated_at = excluded.invalidated_at
-                """, logger: logger)
+                """, logger: self.logger)
             try await connection.run("""
                 INSERT INTO feedback_event (type, app_id, payload, created_at)
                 VALUES (\(feedback.type), \(feedback.appID), \(payload), \(feedback.createdAt.millisecondsSince1970))
-                """, logger: logger)
+                """, logger: self.logger)
             return true
         }
         if invalidated { feedbackRaised() }
@@ -279,7 +279,7 @@ extension PostgresStore {
         try await read { connection in
             try await connection.row("""
                 SELECT reason, apns_timestamp, invalidated_at FROM invalid_token WHERE app_id = \(appID) AND token = \(token)
-                """, logger: logger).map { row in
+                """, logger: self.logger).map { row in
                 InvalidToken(appID: appID, token: token, reason: try row.value(0), apnsTimestamp: try row.value(1),
                              invalidatedAt: Date(millisecondsSince1970: try row.value(2)))
             }
@@ -291,7 +291,7 @@ extension PostgresStore {
         return try await read { connection in
             Set(try await connection.rows("""
                 SELECT token FROM invalid_token WHERE app_id = \(appID) AND token = ANY(\(Array(tokens)))
-                """, logger: logger).map { try $0.value(0, as: String.self) })
+                """, logger: self.logger).map { try $0.value(0, as: String.self) })
         }
     }
 }
@@ -326,7 +326,7 @@ extension PostgresStore {
                     \(columns.every)::bigint[], \(columns.counts)::bigint[], \(columns.untilTexts)::text[],
                     \(columns.untilAts)::bigint[], \(contents)::text[], \(columns.indexes)::bigint[],
                     \(columns.fireAts)::bigint[]) AS r(a, d, i, f, z, u, e, c, t, ta, x, n, nf)
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 }

@@ -16,20 +16,20 @@ extension PostgresStore {
                 INSERT INTO hook (name, definition, updated_at) VALUES (\(name), \(definition), \(now))
                 ON CONFLICT (name) DO UPDATE SET definition = excluded.definition, updated_at = excluded.updated_at
                 RETURNING (xmax = 0)
-                """, logger: logger)?.value(0, as: Bool.self) ?? false
+                """, logger: self.logger)?.value(0, as: Bool.self) ?? false
         }
     }
 
     public func hook(name: String) async throws -> String? {
         try await read { connection in
-            try await connection.row("SELECT definition FROM hook WHERE name = \(name)", logger: logger)?
+            try await connection.row("SELECT definition FROM hook WHERE name = \(name)", logger: self.logger)?
                 .value(0, as: String.self)
         }
     }
 
     public func deleteHook(name: String) async throws -> Bool {
         try await transaction { connection in
-            try await connection.count("DELETE FROM hook WHERE name = \(name) RETURNING 1", logger: logger) > 0
+            try await connection.count("DELETE FROM hook WHERE name = \(name) RETURNING 1", logger: self.logger) > 0
         }
     }
 
@@ -40,27 +40,27 @@ extension PostgresStore {
         return try await transaction { connection in
             try await connection.run("""
                 DELETE FROM idempotency WHERE created_at < \(now.addingTimeInterval(-retention).millisecondsSince1970)
-                """, logger: logger)
+                """, logger: self.logger)
             try await connection.run("""
                 DELETE FROM idempotency
                 WHERE state = 'processing' AND created_at < \(now.addingTimeInterval(-lease).millisecondsSince1970)
-                """, logger: logger)
+                """, logger: self.logger)
             // The insert waits for a concurrent claim of the same key to commit, then skips it.
             let claimed = try await connection.rows("""
                 INSERT INTO idempotency (hook, key, state, created_at)
                 SELECT \(hook), k, 'processing', \(at) FROM unnest(\(distinct)::text[]) AS u(k)
                 ON CONFLICT DO NOTHING
                 RETURNING key
-                """, logger: logger).map { try $0.value(0, as: String.self) }
+                """, logger: self.logger).map { try $0.value(0, as: String.self) }
             if claimed.count == distinct.count { return nil }
             // Seen before: give back what this request claimed, and answer as the first one did.
             try await connection.run("DELETE FROM idempotency WHERE hook = \(hook) AND key = ANY(\(claimed)::text[])",
-                                     logger: logger)
+                                     logger: self.logger)
             let taken = Set(distinct).subtracting(claimed)
             guard let first = keys.first(where: taken.contains),
                   let row = try await connection.row("""
                       SELECT state, response FROM idempotency WHERE hook = \(hook) AND key = \(first)
-                      """, logger: logger) else { return .inProgress }
+                      """, logger: self.logger) else { return .inProgress }
             return try row.value(0, as: String.self) == "completed"
                 ? .completed(try row.value(1, as: String?.self) ?? "{}") : .inProgress
         }
@@ -71,7 +71,7 @@ extension PostgresStore {
             try await connection.run("""
                 UPDATE idempotency SET state = 'completed', response = \(response)
                 WHERE hook = \(hook) AND key = ANY(\(keys)::text[])
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -79,7 +79,7 @@ extension PostgresStore {
         try await transaction { connection in
             try await connection.run("""
                 DELETE FROM idempotency WHERE hook = \(hook) AND key = ANY(\(keys)::text[]) AND state = 'processing'
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -94,7 +94,7 @@ extension PostgresStore {
             try await connection.run("""
                 INSERT INTO feedback_event (type, app_id, payload, created_at)
                 SELECT * FROM unnest(\(types)::text[], \(appIDs)::text[], \(payloads)::text[], \(createdAt)::bigint[])
-                """, logger: logger)
+                """, logger: self.logger)
         }
         feedbackRaised()
     }
@@ -105,7 +105,7 @@ extension PostgresStore {
     /// Each receiver's cursor row is locked while its events are copied, so two nodes fanning out
     /// at once copy each event once.
     public func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
-                               render: @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut {
+                               render: @escaping @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut {
         let at = now.millisecondsSince1970
         let receivers = receivers.map { (url: $0.url, types: $0.types) }
         return try await transaction { connection in
@@ -113,19 +113,19 @@ extension PostgresStore {
             for receiver in receivers {
                 try await connection.run("""
                     INSERT INTO feedback_receiver (url, last_event_key) VALUES (\(receiver.url), 0) ON CONFLICT DO NOTHING
-                    """, logger: logger)
+                    """, logger: self.logger)
                 let cursor = try await connection.row("""
                     SELECT last_event_key FROM feedback_receiver WHERE url = \(receiver.url) FOR UPDATE
-                    """, logger: logger)!.value(0, as: Int64.self)
+                    """, logger: self.logger)!.value(0, as: Int64.self)
                 let waiting = try await connection.row("""
                     SELECT count(*) FROM outbox WHERE url = \(receiver.url) AND state = 'pending'
-                    """, logger: logger)!.value(0, as: Int.self)
+                    """, logger: self.logger)!.value(0, as: Int.self)
                 let room = limit - waiting
                 guard room > 0 else { result.fullReceivers.append(receiver.url); continue }
                 let rows = try await connection.rows("""
                     SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > \(cursor)
                     ORDER BY key LIMIT \(room)
-                    """, logger: logger)
+                    """, logger: self.logger)
                 var last = cursor
                 var added = 0
                 for row in rows {
@@ -141,11 +141,11 @@ extension PostgresStore {
                     try await connection.run("""
                         INSERT INTO outbox (event_key, url, type, body, next_attempt_at, state, created_at)
                         VALUES (\(key), \(receiver.url), \(event.type), \(render(key, event)), \(at), 'pending', \(at))
-                        """, logger: logger)
+                        """, logger: self.logger)
                     added += 1
                 }
                 try await connection.run("UPDATE feedback_receiver SET last_event_key = \(last) WHERE url = \(receiver.url)",
-                                         logger: logger)
+                                         logger: self.logger)
                 result.added += added
                 result.advanced = result.advanced || last > cursor
                 if waiting + added >= limit { result.fullReceivers.append(receiver.url) }
@@ -160,7 +160,7 @@ extension PostgresStore {
     public func leaseOutboxMessages(limit: Int, lease: Duration) async throws -> [OutboxMessage] {
         try await transaction { connection in
             try await connection.rows("""
-                UPDATE outbox SET claimed_by = \(nodeID), lease_until = \(unescaped: Self.databaseNow) + \(lease.wholeMilliseconds),
+                UPDATE outbox SET claimed_by = \(self.nodeID), lease_until = \(unescaped: Self.databaseNow) + \(lease.wholeMilliseconds),
                     lease_token = gen_random_uuid()::text
                 WHERE key IN (
                     SELECT key FROM outbox
@@ -169,7 +169,7 @@ extension PostgresStore {
                     ORDER BY next_attempt_at, key LIMIT \(limit)
                     FOR UPDATE SKIP LOCKED)
                 RETURNING \(unescaped: Self.outboxColumns), lease_token
-                """, logger: logger).map { row in
+                """, logger: self.logger).map { row in
                 var message = try Self.outboxMessage(from: row)
                 message.leaseToken = try row.value(9, as: String.self)
                 return message
@@ -183,7 +183,7 @@ extension PostgresStore {
                 UPDATE outbox SET lease_until = \(unescaped: Self.databaseNow) + \(lease.wholeMilliseconds)
                 WHERE key = \(id) AND lease_token = \(token) AND state = 'pending'
                 RETURNING 1
-                """, logger: logger) > 0
+                """, logger: self.logger) > 0
         }
     }
 
@@ -194,7 +194,7 @@ extension PostgresStore {
             try await connection.row("""
                 SELECT min(greatest(next_attempt_at, coalesce(lease_until, 0))) - \(unescaped: Self.databaseNow)
                 FROM outbox WHERE state = 'pending'
-                """, logger: logger)?.value(0, as: Int64?.self).map { .milliseconds(max(0, $0)) }
+                """, logger: self.logger)?.value(0, as: Int64?.self).map { .milliseconds(max(0, $0)) }
         }
     }
 
@@ -204,11 +204,11 @@ extension PostgresStore {
                 return try await connection.rows("""
                     SELECT \(unescaped: Self.outboxColumns) FROM outbox WHERE state = \(state.rawValue)
                     ORDER BY key DESC LIMIT \(limit)
-                    """, logger: logger).map(Self.outboxMessage(from:))
+                    """, logger: self.logger).map(Self.outboxMessage(from:))
             }
             return try await connection.rows("""
                 SELECT \(unescaped: Self.outboxColumns) FROM outbox ORDER BY key DESC LIMIT \(limit)
-                """, logger: logger).map(Self.outboxMessage(from:))
+                """, logger: self.logger).map(Self.outboxMessage(from:))
         }
     }
 
@@ -219,7 +219,7 @@ extension PostgresStore {
                     claimed_by = NULL, lease_until = NULL, lease_token = NULL
                 WHERE key = \(id) AND lease_token = \(token)
                 RETURNING 1
-                """, logger: logger) > 0
+                """, logger: self.logger) > 0
         }
     }
 
@@ -233,7 +233,7 @@ extension PostgresStore {
                     state = CASE WHEN attempts + 1 >= \(maximumAttempts) THEN 'parked' ELSE 'pending' END
                 WHERE key = \(id) AND lease_token = \(token)
                 RETURNING 1
-                """, logger: logger) > 0
+                """, logger: self.logger) > 0
         }
     }
 
@@ -243,7 +243,7 @@ extension PostgresStore {
                 UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = \(now.millisecondsSince1970)
                 WHERE key = \(id) AND state = 'parked'
                 RETURNING 1
-                """, logger: logger) > 0
+                """, logger: self.logger) > 0
         }
     }
 
@@ -285,7 +285,7 @@ extension PostgresStore {
         ]
         var deleted = 0
         for statement in statements {
-            deleted += try await transaction { connection in try await connection.count(statement, logger: logger) }
+            deleted += try await transaction { connection in try await connection.count(statement, logger: self.logger) }
         }
         return deleted
     }

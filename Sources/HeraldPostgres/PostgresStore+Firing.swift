@@ -11,7 +11,7 @@ extension PostgresStore {
         try await read { connection in
             var entries: [TimerEntry] = []
             for try await (fireAt, key) in try await connection.query("SELECT next_fire_at, key FROM notification",
-                                                                      logger: logger).decode((Int64, Int64).self) {
+                                                                      logger: self.logger).decode((Int64, Int64).self) {
                 entries.append(TimerEntry(fireAt: fireAt, key: key))
             }
             return entries
@@ -19,7 +19,7 @@ extension PostgresStore {
     }
 
     public func claimDue(until: Date, firedAt: Date, limit: Int,
-                         decide: @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
+                         decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
         let firedAtMilliseconds = firedAt.millisecondsSince1970
         return try await transaction { connection in
@@ -31,7 +31,7 @@ extension PostgresStore {
                 FROM notification n JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id
                 WHERE n.next_fire_at <= \(untilMilliseconds) ORDER BY n.next_fire_at LIMIT \(limit)
                 FOR UPDATE OF n SKIP LOCKED
-                """, logger: logger)
+                """, logger: self.logger)
             var log = FireLogBatch()
             var advanced: (keys: [Int64], indexes: [Int64], fireAts: [Int64]) = ([], [], [])
             var removed: [Int64] = []
@@ -67,14 +67,14 @@ extension PostgresStore {
                     INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
                         late, missed, channel, outcome, content, notification_key, generation, occurrence_index,
                         claimed_by)
-                    SELECT o, a, d, i, s, \(firedAtMilliseconds), l, m, 'pending', 'pending', c, k, g, x, \(nodeID)
+                    SELECT o, a, d, i, s, \(firedAtMilliseconds), l, m, 'pending', 'pending', c, k, g, x, \(self.nodeID)
                     FROM unnest(\(log.occurrenceIDs)::text[], \(log.appIDs)::text[], \(log.deviceIDs)::text[],
                         \(log.notificationIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
                         \(log.missed)::bigint[], \(log.contents)::text[], \(log.notificationKeys)::bigint[],
                         \(log.generations)::bigint[], \(log.indexes)::bigint[]) AS u(o, a, d, i, s, l, m, c, k, g, x)
                     ON CONFLICT DO NOTHING
                     RETURNING key, notification_key
-                    """, logger: logger)
+                    """, logger: self.logger)
                 var logIDs: [Int64: Int64] = [:]
                 for row in inserted { logIDs[try row.value(1, as: Int64.self)] = try row.value(0, as: Int64.self) }
                 for key in log.notificationKeys {
@@ -89,10 +89,10 @@ extension PostgresStore {
                     FROM unnest(\(advanced.keys)::bigint[], \(advanced.indexes)::bigint[], \(advanced.fireAts)::bigint[])
                         AS u(k, i, f)
                     WHERE n.key = u.k
-                    """, logger: logger)
+                    """, logger: self.logger)
             }
             if !removed.isEmpty {
-                try await connection.run("DELETE FROM notification WHERE key = ANY(\(removed)::bigint[])", logger: logger)
+                try await connection.run("DELETE FROM notification WHERE key = ANY(\(removed)::bigint[])", logger: self.logger)
             }
             try await self.announce(claim.armed, on: connection)
             return claim
@@ -120,17 +120,17 @@ extension PostgresStore {
         // Rows another node is taking over right now are locked, and skipped.
         let rows = try await transaction { connection in
             try await connection.run("""
-                UPDATE node SET heartbeat_at = greatest(heartbeat_at, \(unescaped: Self.databaseNow)) WHERE id = \(nodeID)
-                """, logger: logger)
+                UPDATE node SET heartbeat_at = greatest(heartbeat_at, \(unescaped: Self.databaseNow)) WHERE id = \(self.nodeID)
+                """, logger: self.logger)
             return try await connection.rows("""
                 WITH candidates AS (
                     SELECT key FROM delivery
                     WHERE outcome = 'pending' AND (claimed_by = \(own) OR claimed_by IS NULL
-                        OR (claimed_by = \(nodeID) AND fired_at < \(unescaped: Self.databaseNow) - \(leaseMilliseconds))
-                        OR claimed_by NOT IN (SELECT id FROM node WHERE heartbeat_at >= \(unescaped: Self.databaseNow) - \(leaseMilliseconds)))
+                        OR (claimed_by = \(self.nodeID) AND fired_at < \(unescaped: Self.databaseNow) - \(self.leaseMilliseconds))
+                        OR claimed_by NOT IN (SELECT id FROM node WHERE heartbeat_at >= \(unescaped: Self.databaseNow) - \(self.leaseMilliseconds)))
                     FOR UPDATE SKIP LOCKED
                 ), taken AS (
-                    UPDATE delivery l SET claimed_by = \(nodeID), handovers = handovers + 1
+                    UPDATE delivery l SET claimed_by = \(self.nodeID), handovers = handovers + 1
                     FROM candidates c WHERE l.key = c.key
                     RETURNING l.key, l.occurrence_id, l.app_id, l.device_id, l.notification_id, l.scheduled_for,
                         l.fired_at, l.late, l.missed, l.occurrence_index, l.content
@@ -139,7 +139,7 @@ extension PostgresStore {
                     t.late, t.missed, t.occurrence_index, t.content, \(unescaped: Self.deviceColumns)
                 FROM taken t LEFT JOIN device d ON d.app_id = t.app_id AND d.id = t.device_id
                 ORDER BY t.key
-                """, logger: logger)
+                """, logger: self.logger)
         }
         var fired: [FiredOccurrence] = []
         var orphaned: [Int64] = []
@@ -179,13 +179,13 @@ extension PostgresStore {
                     apns_id = nullif(u.a, '')
                 FROM unnest(\(keys)::bigint[], \(channels)::text[], \(results)::text[], \(statuses)::bigint[],
                     \(apnsIDs)::text[]) AS u(k, c, o, s, a)
-                WHERE l.key = u.k AND l.claimed_by = \(nodeID)
+                WHERE l.key = u.k AND l.claimed_by = \(self.nodeID)
                 RETURNING 1
-                """, logger: logger)
+                """, logger: self.logger)
         }
         if written < outcomes.count {
             logger.warning("outcomes refused: another node took these firings over after this node's lease ran out",
-                           metadata: ["refused": "\(outcomes.count - written)", "node": "\(nodeID)"])
+                           metadata: ["refused": "\(outcomes.count - written)", "node": "\(self.nodeID)"])
         }
     }
 
@@ -197,7 +197,7 @@ extension PostgresStore {
     /// The soonest pending instant: the sweep arms it, covering any word of a write that was lost.
     public func earliestPendingFire() async throws -> Int64? {
         try await read { connection in
-            try await connection.row("SELECT min(next_fire_at) FROM notification", logger: logger)?.value(0, as: Int64?.self)
+            try await connection.row("SELECT min(next_fire_at) FROM notification", logger: self.logger)?.value(0, as: Int64?.self)
         }
     }
 }

@@ -16,10 +16,10 @@ extension PostgresStore {
             let woke = device.state.wakes(movingTo: state, drain: drain)
             device.state = state
             try await connection.run("UPDATE device SET state = \(state.rawValue) WHERE app_id = \(appID) AND id = \(deviceID)",
-                                     logger: logger)
+                                     logger: self.logger)
             guard woke else { return WakeResult(device: device, woke: false) }
             var backlog = try await self.backlog(connection, appID: appID, deviceID: deviceID)
-            let sequence = try await connection.row("SELECT nextval('hand_over_sequence')", logger: logger)!
+            let sequence = try await connection.row("SELECT nextval('hand_over_sequence')", logger: self.logger)!
                 .value(0, as: Int64.self)
             let handed = backlog.handOver(catalog: catalog, sequence: sequence)
             try await self.saveBacklog(connection, backlog, appID: appID, deviceID: deviceID)
@@ -51,7 +51,7 @@ extension PostgresStore {
     public func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification] {
         try await read { connection in
             guard try await connection.row("SELECT 1 FROM device WHERE app_id = \(appID) AND id = \(deviceID)",
-                                           logger: logger) != nil else {
+                                           logger: self.logger) != nil else {
                 throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
             }
             return try await self.backlog(connection, appID: appID, deviceID: deviceID).preview(catalog: catalog)
@@ -76,7 +76,7 @@ extension PostgresStore {
                     SELECT * FROM unnest(\(items.map(\.occurrence.appID))::text[], \(items.map(\.occurrence.deviceID))::text[]))
                 ORDER BY app_id, id
                 FOR NO KEY UPDATE
-                """, logger: logger) {
+                """, logger: self.logger) {
                 present.insert([try row.value(0, as: String.self), try row.value(1, as: String.self)])
             }
             let held = items.indices.filter { present.contains([items[$0].occurrence.appID, items[$0].occurrence.deviceID]) }
@@ -85,7 +85,7 @@ extension PostgresStore {
             // The ids first, in the batch's order, so each item's id is known without matching rows.
             let keys = try await connection.rows("""
                 SELECT nextval('hand_over_sequence') FROM generate_series(1, \(held.count))
-                """, logger: logger).map { try $0.value(0, as: Int64.self) }
+                """, logger: self.logger).map { try $0.value(0, as: Int64.self) }
             let batch = held.map { items[$0] }
             // Arrays cannot hold NULLs here: -1 stands for an item with no firing (presented now).
             let inserted = Set(try await connection.rows("""
@@ -100,7 +100,7 @@ extension PostgresStore {
                     \(batch.map { $0.logID ?? -1 })::bigint[]) AS u(k, a, d, o, n, s, f, l, m, c, x)
                 ON CONFLICT DO NOTHING
                 RETURNING key
-                """, logger: logger).map { try $0.value(0, as: Int64.self) })
+                """, logger: self.logger).map { try $0.value(0, as: Int64.self) })
             var again: [Int64] = []
             for (index, key) in zip(held, keys) {
                 if inserted.contains(key) {
@@ -114,7 +114,7 @@ extension PostgresStore {
             var existing: [Int64: Int64] = [:]
             for row in try await connection.rows("""
                 SELECT delivery_key, key FROM device_inbox WHERE delivery_key = ANY(\(again)::bigint[])
-                """, logger: logger) {
+                """, logger: self.logger) {
                 existing[try row.value(0, as: Int64.self)] = try row.value(1, as: Int64.self)
             }
             for index in held where sequences[index] == nil {
@@ -129,7 +129,7 @@ extension PostgresStore {
             _ = try await self.lockedDevice(connection, appID: appID, deviceID: deviceID)
             let text = try await connection.row("""
                 SELECT wake_pushes FROM device_events WHERE app_id = \(appID) AND device_id = \(deviceID)
-                """, logger: logger)?.value(0, as: String.self) ?? "[]"
+                """, logger: self.logger)?.value(0, as: String.self) ?? "[]"
             let hourAgo = now.millisecondsSince1970 - 3_600_000
             var sent = ((try? JSONDecoder().decode([Int64].self, from: Data(text.utf8))) ?? []).filter { $0 > hourAgo }
             guard sent.count < perHour else { return false }
@@ -140,7 +140,7 @@ extension PostgresStore {
                 INSERT INTO device_events (app_id, device_id, queue, wake_pushes)
                 VALUES (\(appID), \(deviceID), \(emptyQueue), \(updated))
                 ON CONFLICT (app_id, device_id) DO UPDATE SET wake_pushes = excluded.wake_pushes
-                """, logger: logger)
+                """, logger: self.logger)
             return true
         }
     }
@@ -159,7 +159,7 @@ extension PostgresStore {
         guard let row = try await connection.row("""
             SELECT \(unescaped: Self.deviceColumns) FROM device d WHERE d.app_id = \(appID) AND d.id = \(deviceID)
             FOR NO KEY UPDATE
-            """, logger: logger) else {
+            """, logger: self.logger) else {
             throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
         }
         return try Self.device(from: row)
@@ -168,7 +168,7 @@ extension PostgresStore {
     func backlog(_ connection: PostgresConnection, appID: String, deviceID: String) async throws -> AcknowledgedBacklog {
         guard let row = try await connection.row("""
             SELECT queue, unacknowledged, handed_seq FROM device_events WHERE app_id = \(appID) AND device_id = \(deviceID)
-            """, logger: logger) else { return AcknowledgedBacklog() }
+            """, logger: self.logger) else { return AcknowledgedBacklog() }
         return try AcknowledgedBacklog(storedQueue: try row.value(0, as: String?.self),
                                        unacknowledged: try row.value(1, as: String?.self),
                                        handedSequence: try row.value(2, as: Int64?.self))
@@ -183,7 +183,7 @@ extension PostgresStore {
             VALUES (\(appID), \(deviceID), \(queue), \(unacknowledged), \(backlog.handedSequence))
             ON CONFLICT (app_id, device_id) DO UPDATE SET queue = excluded.queue,
                 unacknowledged = excluded.unacknowledged, handed_seq = excluded.handed_seq
-            """, logger: logger)
+            """, logger: self.logger)
     }
 
     /// Removes the inbox items up to and including `upTo`, and acknowledges the backlog
@@ -193,7 +193,7 @@ extension PostgresStore {
                      upTo: Int64) async throws -> Acknowledgement {
         let inboxItems = try await connection.count("""
             DELETE FROM device_inbox WHERE app_id = \(appID) AND device_id = \(deviceID) AND key <= \(upTo) RETURNING 1
-            """, logger: logger)
+            """, logger: self.logger)
         var backlog = try await self.backlog(connection, appID: appID, deviceID: deviceID)
         let acknowledged = backlog.acknowledge(upTo: upTo)
         if acknowledged { try await saveBacklog(connection, backlog, appID: appID, deviceID: deviceID) }
@@ -214,7 +214,7 @@ extension PostgresStore {
             SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, key FROM device_inbox
             WHERE app_id = \(appID) AND device_id = \(deviceID) AND key > \(after)
             ORDER BY key
-            """, logger: logger).map { row in
+            """, logger: self.logger).map { row in
             let occurrenceID = try row.value(0, as: String.self)
             let occurrence = Occurrence(appID: appID, deviceID: deviceID, notificationID: try row.value(1),
                                         index: Occurrence.index(fromID: occurrenceID),

@@ -15,22 +15,22 @@ extension PostgresStore: StreamDirectory {
         try await read { [nodeID, logger] connection in
             try await connection.run("""
                 INSERT INTO live_stream (id, app_id, device_id, node_id, opened_at)
-                VALUES (\(id.uuidString), \(appID), \(deviceID), \(nodeID), \(now))
+                VALUES (\(id.uuidString), \(appID), \(deviceID), \(self.nodeID), \(now))
                 ON CONFLICT (id) DO NOTHING
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
     public func streamClosed(_ id: UUID) async throws {
         try await read { [logger] connection in
-            try await connection.run("DELETE FROM live_stream WHERE id = \(id.uuidString)", logger: logger)
+            try await connection.run("DELETE FROM live_stream WHERE id = \(id.uuidString)", logger: self.logger)
         }
     }
 
     /// Forgets the streams this node held before it restarted: their connections are gone.
     func forgetOwnStreams() async throws {
         try await read { [nodeID, logger] connection in
-            try await connection.run("DELETE FROM live_stream WHERE node_id = \(nodeID)", logger: logger)
+            try await connection.run("DELETE FROM live_stream WHERE node_id = \(self.nodeID)", logger: self.logger)
         }
     }
 
@@ -39,10 +39,10 @@ extension PostgresStore: StreamDirectory {
         let rows = try await read { connection in
             try await connection.rows("""
                 SELECT DISTINCT s.app_id, s.device_id FROM live_stream s JOIN node n ON n.id = s.node_id
-                WHERE s.node_id <> \(nodeID) AND n.heartbeat_at >= \(unescaped: Self.databaseNow) - \(leaseMilliseconds)
+                WHERE s.node_id <> \(self.nodeID) AND n.heartbeat_at >= \(unescaped: Self.databaseNow) - \(self.leaseMilliseconds)
                     AND (s.app_id, s.device_id) IN (
                         SELECT * FROM unnest(\(devices.map(\.appID))::text[], \(devices.map(\.deviceID))::text[]))
-                """, logger: logger)
+                """, logger: self.logger)
         }
         var streamed: Set<[String]> = []
         for row in rows { streamed.insert([try row.value(0, as: String.self), try row.value(1, as: String.self)]) }
@@ -57,7 +57,7 @@ extension PostgresStore: StreamDirectory {
         guard !payloads.isEmpty else { return refused }
         try await read { [logger] connection in
             for payload in payloads {
-                try await connection.run("SELECT pg_notify(\(Self.liveChannel), \(payload))", logger: logger)
+                try await connection.run("SELECT pg_notify(\(Self.liveChannel), \(payload))", logger: self.logger)
             }
         }
         return refused

@@ -11,7 +11,7 @@ import Synchronization
 /// writes fenced by that lease, and word of timer entries written on other nodes.
 ///
 /// ```swift
-/// let store = try await PostgresStore.open(location, nodeID: "node-a", logger: logger)
+/// let store = try await PostgresStore.open(location, nodeID: "node-a", logger: self.logger)
 /// defer { Task { await store.close() } }
 /// ```
 public final class PostgresStore: HeraldStore, NodeStore, Sendable {
@@ -23,21 +23,19 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     /// call fails as a transient ``StoreFault`` and its connection is closed.
     public let callTimeout: Duration
     let location: PostgresLocation
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
-    private let runner: Task<Void, Never>
     /// Called after a feedback event is committed here, so this node's outbox dispatcher wakes.
     private let feedbackObserver = Mutex<(@Sendable () -> Void)?>(nil)
 
-    private init(client: PostgresClient, location: PostgresLocation, nodeID: String, leaseMilliseconds: Int64,
+    private init(pool: PostgresPool, location: PostgresLocation, nodeID: String, leaseMilliseconds: Int64,
                  callTimeout: Duration, logger: Logger) {
-        self.client = client
+        self.pool = pool
         self.callTimeout = callTimeout
         self.location = location
         self.nodeID = nodeID
         self.leaseMilliseconds = leaseMilliseconds
         self.logger = logger
-        runner = Task { await client.run() }
     }
 
     /// Connects, migrates the schema under the advisory lock, and registers this node.
@@ -65,11 +63,11 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
         configuration.options.maximumConnections = max(2, poolSize)
         configuration.options.connectTimeout = callTimeout
         configuration.options.additionalStartupParameters = serverSideTimeouts(callTimeout)
-        let store = PostgresStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+        let store = PostgresStore(pool: PostgresPool(configuration: configuration, logger: logger),
                                   location: location, nodeID: nodeID, leaseMilliseconds: leaseMilliseconds,
                                   callTimeout: callTimeout, logger: logger)
         do {
-            _ = try await PostgresSchema.migrate(store.client, logger: logger)
+            _ = try await PostgresSchema.migrate(store.pool.client.0, logger: logger)
             try await store.register()
             try await store.forgetOwnStreams()
             return store
@@ -92,8 +90,7 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
 
     /// Closes the pool.
     public func close() async {
-        runner.cancel()
-        _ = await runner.value
+        await pool.close()
     }
 
     /// Registers the one function told about new feedback events.
@@ -110,8 +107,8 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     public func heartbeat() async throws {
         try await read { [nodeID, logger] connection in
             try await connection.run("""
-                UPDATE node SET heartbeat_at = greatest(heartbeat_at, \(unescaped: Self.databaseNow)) WHERE id = \(nodeID)
-                """, logger: logger)
+                UPDATE node SET heartbeat_at = greatest(heartbeat_at, \(unescaped: Self.databaseNow)) WHERE id = \(self.nodeID)
+                """, logger: self.logger)
         }
     }
 
@@ -124,22 +121,22 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     func register() async throws {
         let seen = try await read { [nodeID, logger] connection in
             try await connection.row("""
-                SELECT heartbeat_at, heartbeat_at >= \(unescaped: Self.databaseNow) - \(leaseMilliseconds) FROM node WHERE id = \(nodeID)
-                """, logger: logger).map { (try $0.value(0, as: Int64.self), try $0.value(1, as: Bool.self)) }
+                SELECT heartbeat_at, heartbeat_at >= \(unescaped: Self.databaseNow) - \(self.leaseMilliseconds) FROM node WHERE id = \(self.nodeID)
+                """, logger: self.logger).map { (try $0.value(0, as: Int64.self), try $0.value(1, as: Bool.self)) }
         }
         if let (heartbeat, fresh) = seen, fresh {
             try await Task.sleep(for: .milliseconds(leaseMilliseconds + 500))
             let now = try await read { [nodeID, logger] connection in
-                try await connection.row("SELECT heartbeat_at FROM node WHERE id = \(nodeID)", logger: logger)?
+                try await connection.row("SELECT heartbeat_at FROM node WHERE id = \(self.nodeID)", logger: self.logger)?
                     .value(0, as: Int64.self)
             }
             if let now, now > heartbeat { throw NodeIDInUse(nodeID: nodeID) }
         }
         try await read { [nodeID, logger] connection in
             try await connection.run("""
-                INSERT INTO node (id, started_at, heartbeat_at) VALUES (\(nodeID), \(unescaped: Self.databaseNow), \(unescaped: Self.databaseNow))
+                INSERT INTO node (id, started_at, heartbeat_at) VALUES (\(self.nodeID), \(unescaped: Self.databaseNow), \(unescaped: Self.databaseNow))
                 ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
-                """, logger: logger)
+                """, logger: self.logger)
         }
     }
 
@@ -147,14 +144,14 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     /// holds at their next heartbeat, instead of after a lease.
     public func leave() async throws {
         try await read { [nodeID, logger] connection in
-            try await connection.run("UPDATE node SET heartbeat_at = 0 WHERE id = \(nodeID)", logger: logger)
+            try await connection.run("UPDATE node SET heartbeat_at = 0 WHERE id = \(self.nodeID)", logger: self.logger)
         }
     }
 
     /// The nodes registered in this database, by name.
     public func nodes() async throws -> [String] {
         try await read { [logger] connection in
-            try await connection.rows("SELECT id FROM node ORDER BY id", logger: logger).map { try $0.value(0, as: String.self) }
+            try await connection.rows("SELECT id FROM node ORDER BY id", logger: self.logger).map { try $0.value(0, as: String.self) }
         }
     }
 
@@ -162,7 +159,7 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     public func appliedMigrations() async throws -> [String] {
         try await read { [logger] connection in
             try await connection.rows("SELECT identifier FROM herald_migrations ORDER BY applied_at, identifier",
-                                      logger: logger).map { try $0.value(0, as: String.self) }
+                                      logger: self.logger).map { try $0.value(0, as: String.self) }
         }
     }
 }
@@ -173,6 +170,6 @@ public struct NodeIDInUse: Error, CustomStringConvertible {
     public let nodeID: String
 
     public var description: String {
-        "node id '\(nodeID)' is in use by a live node (its heartbeat is moving); give this node another node.id"
+        "node id '\(self.nodeID)' is in use by a live node (its heartbeat is moving); give this node another node.id"
     }
 }

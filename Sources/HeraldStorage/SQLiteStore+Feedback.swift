@@ -102,7 +102,7 @@ extension SQLiteStore {
     /// new ones only while it holds fewer than `limit` messages waiting for an attempt: parked
     /// messages do not count, and a receiver that is down or full holds back only itself.
     public func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
-                               render: @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut {
+                               render: @escaping @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut {
         try await pool.write { db in
             // A receiver seen for the first time starts where the single shared cursor of earlier
             // versions stood, so an upgrade sends nothing twice.

@@ -6,7 +6,7 @@ import HeraldCore
 /// transaction, then the log read back only by recovery.
 extension SQLiteStore {
     public func claimDue(until: Date, firedAt: Date, limit: Int,
-                         decide: @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
+                         decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
         return try await pool.write { db in
             // The read and every write below are one transaction: a cancel or replace committed

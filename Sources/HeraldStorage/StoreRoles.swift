@@ -86,7 +86,7 @@ public protocol SchedulerStore: Sendable {
     /// - Returns: the firings to hand to delivery, the timer entries to arm next, and whether
     ///   `limit` cut the claim short (more may be due).
     func claimDue(until: Date, firedAt: Date, limit: Int,
-                  decide: @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim
+                  decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim
 }
 
 /// What delivery needs: the fire log's unfinished firings and their outcomes, the inbox, app
@@ -137,7 +137,7 @@ public protocol OutboxStore: Sendable {
     func observeFeedback(_ observer: @escaping @Sendable () -> Void)
     /// Moves new feedback events into the outbox, per receiver, within each receiver's limit.
     func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
-                        render: @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut
+                        render: @escaping @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut
     /// Leases messages due for an attempt, oldest first, each to the caller for `lease` by the
     /// store's clock, under a token of its own (``OutboxMessage/leaseToken``): nobody else
     /// attempts a message while its lease runs.

@@ -3,7 +3,6 @@ import HeraldDelivery
 import HeraldStorage
 import Hummingbird
 import Prometheus
-import Synchronization
 
 /// `/healthz` (the process answers), `/readyz` (the store answers and no loop is failing or
 /// stuck) and `/metrics`.
@@ -45,27 +44,15 @@ struct HealthRoutes {
     /// Asks the store for a trivial read; nil when it answered within ``probeTimeout``, else
     /// what went wrong. A store that does not answer at all cannot hold the request.
     static func probe(_ store: any StatusStore) async -> String? {
-        let answered = Mutex(false)
-        return await withCheckedContinuation { continuation in
-            let finish: @Sendable (String?) -> Void = { result in
-                let first = answered.withLock { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: result) }
-            }
-            Task {
-                do {
-                    try await store.probe()
-                    finish(nil)
-                } catch {
-                    finish("\(error)")
-                }
-            }
-            Task {
-                try? await Task.sleep(for: probeTimeout)
-                finish("no answer within \(probeTimeout)")
-            }
+        let work = Task { try await store.probe() }
+        switch await outcome(of: work, within: probeTimeout) {
+        case .finished(.success):
+            return nil
+        case .finished(.failure(let error)):
+            return "\(error)"
+        case .timedOut:
+            work.cancel()
+            return "no answer within \(probeTimeout)"
         }
     }
 }

@@ -1,0 +1,56 @@
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The node's connection pool, replaceable: a store call whose deadline passes while it is still
+/// waiting for a connection means the pool is stuck (connections the server ended, or that went
+/// silent, still counted as in use), and the next call gets a fresh pool instead of waiting
+/// behind the stuck one. The old pool's run is cancelled, which closes its connections.
+final class PostgresPool: Sendable {
+    private struct Current {
+        var client: PostgresClient
+        var runner: Task<Void, Never>
+        var generation: Int
+    }
+
+    private let configuration: PostgresClient.Configuration
+    private let logger: Logger
+    private let current: Mutex<Current>
+
+    init(configuration: PostgresClient.Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        current = Mutex(Self.start(configuration, logger: logger, generation: 0))
+    }
+
+    private static func start(_ configuration: PostgresClient.Configuration, logger: Logger, generation: Int) -> Current {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        return Current(client: client, runner: Task { await client.run() }, generation: generation)
+    }
+
+    /// The pool to use now, and its generation (to name it in ``replace(generation:)``).
+    var client: (PostgresClient, generation: Int) {
+        current.withLock { ($0.client, $0.generation) }
+    }
+
+    /// Replaces pool `generation` with a fresh one, unless that was done already.
+    func replace(generation: Int) {
+        let old = current.withLock { current -> Task<Void, Never>? in
+            guard current.generation == generation else { return nil }
+            let old = current.runner
+            current = Self.start(configuration, logger: logger, generation: generation + 1)
+            return old
+        }
+        guard let old else { return }
+        logger.warning("the connection pool stopped handing out connections; replaced it with a new one",
+                       metadata: ["generation": "\(generation + 1)"])
+        old.cancel()
+    }
+
+    /// Closes the pool in use.
+    func close() async {
+        let runner = current.withLock { $0.runner }
+        runner.cancel()
+        await runner.value
+    }
+}
