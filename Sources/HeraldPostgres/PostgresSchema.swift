@@ -235,6 +235,10 @@ enum PostgresSchema {
             // Every write by a lease holder names its token, so a holder whose lease ran out
             // (and whose message another node now holds) changes nothing.
             "ALTER TABLE outbox ADD COLUMN lease_token text",
+            // An acknowledged inbox item stays, as a tombstone, while its firing is pending: a
+            // firing handed over again after its item was acknowledged (a retry after a lost
+            // reply) finds it and is not held, and so not handed over, a second time.
+            "ALTER TABLE device_inbox ADD COLUMN acknowledged boolean NOT NULL DEFAULT false",
         ]),
     ]
 

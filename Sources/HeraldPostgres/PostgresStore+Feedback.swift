@@ -282,6 +282,14 @@ extension PostgresStore {
                 SELECT hook, key FROM idempotency WHERE created_at < \(idempotency) LIMIT \(batchSize))
             RETURNING 1
             """,
+            // Acknowledged inbox items whose firing has its outcome: nothing can hold them again.
+            """
+            DELETE FROM device_inbox WHERE key IN (
+                SELECT i.key FROM device_inbox i WHERE i.acknowledged AND NOT EXISTS (
+                    SELECT 1 FROM delivery l WHERE l.key = i.delivery_key AND l.outcome = 'pending')
+                LIMIT \(batchSize))
+            RETURNING 1
+            """,
         ]
         var deleted = 0
         for statement in statements {

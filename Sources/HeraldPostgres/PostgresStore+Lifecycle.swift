@@ -186,13 +186,20 @@ extension PostgresStore {
             """, logger: self.logger)
     }
 
-    /// Removes the inbox items up to and including `upTo`, and acknowledges the backlog
-    /// hand-over if its id is in range.
+    /// Acknowledges the inbox items up to and including `upTo`, and the backlog hand-over if its
+    /// id is in range. An acknowledged item whose firing is still pending stays as a tombstone
+    /// (a retry of that firing must not hold it again); the others are removed.
     @discardableResult
     func acknowledge(_ connection: PostgresConnection, appID: String, deviceID: String,
                      upTo: Int64) async throws -> Acknowledgement {
         let inboxItems = try await connection.count("""
-            DELETE FROM device_inbox WHERE app_id = \(appID) AND device_id = \(deviceID) AND key <= \(upTo) RETURNING 1
+            UPDATE device_inbox SET acknowledged = true
+            WHERE app_id = \(appID) AND device_id = \(deviceID) AND key <= \(upTo) AND NOT acknowledged
+            RETURNING 1
+            """, logger: self.logger)
+        try await connection.run("""
+            DELETE FROM device_inbox i WHERE i.app_id = \(appID) AND i.device_id = \(deviceID) AND i.acknowledged
+                AND NOT EXISTS (SELECT 1 FROM delivery l WHERE l.key = i.delivery_key AND l.outcome = 'pending')
             """, logger: self.logger)
         var backlog = try await self.backlog(connection, appID: appID, deviceID: deviceID)
         let acknowledged = backlog.acknowledge(upTo: upTo)
@@ -212,7 +219,7 @@ extension PostgresStore {
                              after: Int64 = -1) async throws -> [InboxItem] {
         try await connection.rows("""
             SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, key FROM device_inbox
-            WHERE app_id = \(appID) AND device_id = \(deviceID) AND key > \(after)
+            WHERE app_id = \(appID) AND device_id = \(deviceID) AND key > \(after) AND NOT acknowledged
             ORDER BY key
             """, logger: self.logger).map { row in
             let occurrenceID = try row.value(0, as: String.self)

@@ -218,6 +218,13 @@ extension SQLiteStore {
                 ALTER TABLE outbox ADD COLUMN lease_token TEXT;
                 """)
         }
+        migrator.registerMigration("v11: acknowledged inbox items stay as tombstones while their firing is pending") { db in
+            try db.execute(sql: """
+                -- A firing handed over again after its item was acknowledged (a retry after a lost
+                -- reply) finds the item and is not held, and so not handed over, a second time.
+                ALTER TABLE device_inbox ADD COLUMN acknowledged INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return migrator
     }
 }

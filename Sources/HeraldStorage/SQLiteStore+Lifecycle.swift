@@ -158,13 +158,19 @@ extension SQLiteStore {
         }
     }
 
-    /// Removes the inbox items up to and including `upTo`, and acknowledges the backlog
-    /// hand-over if its id is in range.
+    /// Acknowledges the inbox items up to and including `upTo`, and the backlog hand-over if its
+    /// id is in range. An acknowledged item whose firing is still pending stays as a tombstone
+    /// (a retry of that firing must not hold it again); the others are removed.
     @discardableResult
     static func acknowledge(_ db: Database, appID: String, deviceID: String, upTo: Int64) throws -> Acknowledgement {
-        try db.execute(sql: "DELETE FROM device_inbox WHERE app_id = ? AND device_id = ? AND key <= ?",
-                       arguments: [appID, deviceID, upTo])
+        try db.execute(sql: """
+            UPDATE device_inbox SET acknowledged = 1 WHERE app_id = ? AND device_id = ? AND key <= ? AND acknowledged = 0
+            """, arguments: [appID, deviceID, upTo])
         let inboxItems = db.changesCount
+        try db.execute(sql: """
+            DELETE FROM device_inbox WHERE app_id = ?1 AND device_id = ?2 AND acknowledged = 1 AND (delivery_key IS NULL
+                OR delivery_key NOT IN (SELECT key FROM delivery WHERE app_id = ?1 AND device_id = ?2 AND outcome = 'pending'))
+            """, arguments: [appID, deviceID])
         var backlog = try Self.backlog(db, appID: appID, deviceID: deviceID)
         let acknowledged = backlog.acknowledge(upTo: upTo)
         if acknowledged { try saveBacklog(db, backlog, appID: appID, deviceID: deviceID) }
@@ -180,7 +186,7 @@ extension SQLiteStore {
     static func unacknowledgedInbox(_ db: Database, appID: String, deviceID: String, after: Int64 = -1) throws -> [InboxItem] {
         let rows = try Row.fetchAll(db, sql: """
             SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, key FROM device_inbox
-            WHERE app_id = ? AND device_id = ? AND key > ? ORDER BY key
+            WHERE app_id = ? AND device_id = ? AND key > ? AND acknowledged = 0 ORDER BY key
             """, arguments: [appID, deviceID, after])
         return try rows.map { row in
             let occurrenceID: String = row[0]

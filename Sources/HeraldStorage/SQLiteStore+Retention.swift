@@ -27,7 +27,7 @@ extension SQLiteStore {
     /// The kinds of rows retention prunes, each with the statement that deletes one batch of
     /// them: `?1` is the cut-off in unix milliseconds, `?2` the batch size.
     enum PrunedRows: CaseIterable {
-        case deliveries, feedbackEvents, outboxMessages, idempotencyKeys
+        case deliveries, feedbackEvents, outboxMessages, idempotencyKeys, settledTombstones
 
         var sql: String {
             switch self {
@@ -50,6 +50,14 @@ extension SQLiteStore {
                     DELETE FROM idempotency WHERE (hook, key) IN (
                         SELECT hook, key FROM idempotency WHERE created_at < ?1 LIMIT ?2)
                     """
+            case .settledTombstones:
+                // Acknowledged inbox items whose firing has its outcome: nothing can hold them again.
+                return """
+                    DELETE FROM device_inbox WHERE key IN (
+                        SELECT i.key FROM device_inbox i WHERE i.acknowledged = 1 AND i.fired_at < ?1 AND NOT EXISTS (
+                            SELECT 1 FROM delivery l WHERE l.key = i.delivery_key AND l.outcome = 'pending')
+                        LIMIT ?2)
+                    """
             }
         }
 
@@ -59,6 +67,7 @@ extension SQLiteStore {
             case .deliveries: return cutoffs.deliveries
             case .feedbackEvents, .outboxMessages: return cutoffs.feedback
             case .idempotencyKeys: return cutoffs.idempotency
+            case .settledTombstones: return now.millisecondsSince1970
             }
         }
     }

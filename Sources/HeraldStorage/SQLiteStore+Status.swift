@@ -52,7 +52,7 @@ extension SQLiteStore {
             return try Row.fetchAll(db, sql: """
                 SELECT \(Self.deviceColumnsAliased),
                     (SELECT count(*) FROM notification n WHERE n.app_id = d.app_id AND n.device_id = d.id),
-                    (SELECT count(*) FROM device_inbox i WHERE i.app_id = d.app_id AND i.device_id = d.id),
+                    (SELECT count(*) FROM device_inbox i WHERE i.app_id = d.app_id AND i.device_id = d.id AND i.acknowledged = 0),
                     e.queue, e.unacknowledged, e.handed_seq
                 FROM device d LEFT JOIN device_events e ON e.app_id = d.app_id AND e.device_id = d.id
                 WHERE d.app_id = ? ORDER BY d.id LIMIT ?
@@ -69,7 +69,7 @@ extension SQLiteStore {
             _ = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
             return try Row.fetchAll(db, sql: """
                 SELECT key, notification_id, occurrence_id, fired_at FROM device_inbox
-                WHERE app_id = ? AND device_id = ? ORDER BY key LIMIT ?
+                WHERE app_id = ? AND device_id = ? AND acknowledged = 0 ORDER BY key LIMIT ?
                 """, arguments: [appID, deviceID, limit]).map {
                 InboxListing(sequence: $0[0], notificationID: $0[1], occurrenceID: $0[2],
                            firedAt: Date(millisecondsSince1970: $0[3]))
