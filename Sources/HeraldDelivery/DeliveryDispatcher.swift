@@ -272,8 +272,14 @@ public actor DeliveryDispatcher: Service {
             do {
                 // In a task of its own: storage refuses work from a cancelled task, and a stop
                 // must still store what was delivered.
+                // At a stop, no longer than the drain allows.
                 let store = self.store
-                try await Task { try await store.completeDeliveries(batch) }.value
+                let work = Task { try await store.completeDeliveries(batch) }
+                let limit = giveUpAt.map { $0 - ContinuousClock.now } ?? .seconds(86_400)
+                switch await outcome(of: work, within: max(.zero, limit)) {
+                case .finished(let result): try result.get()
+                case .timedOut: throw StoreDeadlineExceeded()
+                }
                 health.succeeded(.dispatcher)
                 let now = ContinuousClock.now
                 for completed in batch {

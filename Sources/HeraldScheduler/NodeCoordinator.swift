@@ -39,13 +39,23 @@ public struct NodeCoordinator: Service {
         }
         // Stopped last, after the dispatcher drained: what it could not deliver is taken over at
         // the others' next heartbeat, without waiting out a lease.
-        do {
-            try await store.leave()
-        } catch {
+        // Bounded: a stop must not wait on a store that does not answer.
+        let store = self.store
+        let leaving = Task { try await store.leave() }
+        switch await outcome(of: leaving, within: Self.leaveTimeout) {
+        case .finished(.success):
+            break
+        case .finished(.failure(let error)):
             logger.warning("could not leave the cluster; the other nodes take over after the lease",
                            metadata: ["error": "\(error)"])
+        case .timedOut:
+            leaving.cancel()
+            logger.warning("could not leave the cluster in time; the other nodes take over after the lease")
         }
     }
+
+    /// How long a stopping node tries to mark itself gone.
+    static let leaveTimeout: Duration = .seconds(1)
 
     private func listen() async {
         while !Task.isCancelled {
