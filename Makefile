@@ -1,7 +1,7 @@
 # Herald: `make run` starts the server on embedded defaults; `make test` runs every test.
 SWIFT ?= swift
 
-.PHONY: deps build run run-release test bench bench-cluster bench-smoke clean
+.PHONY: deps build run run-release test faults faults-smoke bench bench-cluster bench-smoke clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -26,6 +26,14 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter '$(PURE_SUITES)'
 	$(SWIFT) test --skip-build --no-parallel --skip '$(PURE_SUITES)'
+
+# The fault harness (scripts/faults, docs/faults.md): real nodes on a real PostgreSQL, every
+# scenario over 20 seeds. faults-smoke is the short run CI makes: every scenario once, small.
+faults: build
+	python3 scripts/faults/run.py --scenario all --seeds 1-20
+
+faults-smoke: build
+	python3 scripts/faults/run.py --scenario all --seeds 1 --quick
 
 # Release-mode benchmarks; prints one table.
 bench: deps
