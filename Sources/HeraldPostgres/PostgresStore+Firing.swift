@@ -23,13 +23,18 @@ extension PostgresStore {
         let untilMilliseconds = until.millisecondsSince1970
         let firedAtMilliseconds = firedAt.millisecondsSince1970
         return try await transaction { connection in
+            // What is due is due by the database's clock: a node whose clock runs ahead claims
+            // nothing early, and is told when to look again by its own clock.
+            let databaseNow = try await connection.row("SELECT \(unescaped: Self.databaseNow)", logger: self.logger)!
+                .value(0, as: Int64.self)
+            let dueBy = min(untilMilliseconds, databaseNow + max(0, untilMilliseconds - firedAtMilliseconds))
             // Rows another node is claiming right now are skipped, not waited for: that node
             // fires them. A cancel committed before this read is seen; one waiting on these row
             // locks runs after the commit and finds the notification gone or advanced.
             let rows = try await connection.rows("""
                 SELECT \(unescaped: Self.notificationColumns), n.key, n.generation, \(unescaped: Self.deviceColumns)
                 FROM notification n JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id
-                WHERE n.next_fire_at <= \(untilMilliseconds) ORDER BY n.next_fire_at LIMIT \(limit)
+                WHERE n.next_fire_at <= \(dueBy) ORDER BY n.next_fire_at LIMIT \(limit)
                 FOR UPDATE OF n SKIP LOCKED
                 """, logger: self.logger)
             var log = FireLogBatch()
@@ -37,6 +42,12 @@ extension PostgresStore {
             var removed: [Int64] = []
             var candidates: [Int64: FiredOccurrence] = [:]
             var claim = FiringClaim(fired: [], armed: [], more: rows.count == limit)
+            if dueBy < untilMilliseconds, let early = try await connection.row("""
+                SELECT min(next_fire_at) FROM notification WHERE next_fire_at > \(dueBy) AND next_fire_at <= \(untilMilliseconds)
+                """, logger: self.logger)?.value(0, as: Int64?.self) {
+                // Due by this node's clock, not yet by the database's: look again when it is.
+                claim.armed.append(TimerEntry(fireAt: early + (firedAtMilliseconds - databaseNow), key: -1))
+            }
             for row in rows {
                 let key = try row.value(Self.notificationColumnCount, as: Int64.self)
                 let generation = try row.value(Self.notificationColumnCount + 1, as: Int64.self)

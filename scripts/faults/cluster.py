@@ -50,6 +50,7 @@ class Cluster:
         self.storage_url = storage_url
         self.extra_config = extra_config or {}
         self.nodes = []
+        self.node_env = {}          # node name -> extra environment (the clock-skew test hook)
         self.deaths = []            # (node name, exit status) of exits we did not cause
         self.http = Client(timeout=3.0)
 
@@ -100,6 +101,7 @@ class Cluster:
         with open(node.log_path, "ab") as f:
             f.write(f"=== harness: starting {node.name} on port {node.port} at {time.time():.3f}\n".encode())
         env = {k: v for k, v in os.environ.items() if not k.startswith("HERALD_")}
+        env.update(self.node_env.get(node.name, {}))
         node.proc = self.res.spawn([self.binary, "serve", "--config", node.config_path], node.log_path, env=env)
         node.stopped = False
         node.expect_exit = False

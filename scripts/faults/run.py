@@ -32,6 +32,8 @@ Scenarios (burst = one-shots on token-less devices, so every firing goes to the 
     pause              the same burst; SIGSTOP one node for 2x its lease (lease 3 s), then SIGCONT
     restart            the same burst; pg_ctl restart -m fast mid-burst
     kill9              the same burst; kill -9 one node mid-burst, started again 2 s later
+    skew               the same burst; node-1's clock 2-4 s ahead, node-2's 2-4 s behind (the
+                       HERALD_TEST_CLOCK_SKEW_MS test hook): nothing early, nothing lost
     ackrace            3 nodes; 20 devices x 100 one-shots due within 1 s; each device's client
                        wakes through random nodes with {"ack": highest seq received}, over and over
     ackrace_sse        the same, the clients on SSE streams (foreground) reconnecting to random

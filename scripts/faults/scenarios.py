@@ -90,7 +90,7 @@ class Run:
         self.pg.start()
         self.note(f"PostgreSQL on port {self.pg.port}")
 
-    def start_nodes(self, count, via_proxy=False, extra_config=None, sqlite=False):
+    def start_nodes(self, count, via_proxy=False, extra_config=None, sqlite=False, node_env=None):
         url = None
         if not sqlite:
             url = self.pg.url
@@ -100,6 +100,7 @@ class Run:
                 url = f"postgres://herald@127.0.0.1:{self.proxy.port}/herald"
                 self.note(f"proxy on port {self.proxy.port} -> {self.pg.port}")
         self.cluster = Cluster(self.res, self.binary, self.work_dir, url, extra_config)
+        self.cluster.node_env = node_env or {}
         self.cluster.start(count)
         self.note("nodes up: " + ", ".join(map(repr, self.cluster.nodes)))
 
@@ -107,13 +108,13 @@ class Run:
     def nodes(self):
         return self.cluster.nodes
 
-    def start_store_and_nodes(self, count, extra_config=None):
+    def start_store_and_nodes(self, count, extra_config=None, node_env=None):
         """PostgreSQL and `count` nodes, or with --sqlite one node on SQLite."""
         if self.sqlite:
-            self.start_nodes(1, sqlite=True, extra_config=extra_config)
+            self.start_nodes(1, sqlite=True, extra_config=extra_config, node_env=node_env)
         else:
             self.start_postgres()
-            self.start_nodes(count, extra_config=extra_config)
+            self.start_nodes(count, extra_config=extra_config, node_env=node_env)
 
     def store_reader(self):
         if self.sqlite:
@@ -276,11 +277,12 @@ def burst_scenario(run, fault, nodes_default=2, via_proxy=False):
     size = BURST[run.quick]
     if run.sqlite and fault.needs_postgres:
         raise SetupError(f"{run.scenario} injects its fault into PostgreSQL: it cannot run with --sqlite")
+    node_env = fault.node_env(run) if hasattr(fault, "node_env") else None
     if via_proxy:
         run.start_postgres()
         run.start_nodes(run.node_count or nodes_default, via_proxy=True)
     else:
-        run.start_store_and_nodes(run.node_count or nodes_default)
+        run.start_store_and_nodes(run.node_count or nodes_default, node_env=node_env)
     run.put_app()
     devices = [f"d{i:03d}" for i in range(size["devices"])]
     run.put_devices(devices)
@@ -413,6 +415,23 @@ class Kill9:
             run.failures.append(f"{node.name} did not come back after kill -9: {str(error).splitlines()[0]}")
             return
         run.note(f"kill9: {node.name} is back")
+
+
+class Skew:
+    """The nodes' clocks disagree: node-1 runs 2-4 s ahead, node-2 2-4 s behind (the
+    HERALD_TEST_CLOCK_SKEW_MS test hook). Nothing may fire early by the real clock, and leases
+    (on the database's clock) must not expire for a node that is alive."""
+    needs_postgres = True
+    def node_env(self, run):
+        ahead, behind = run.rng.randint(2000, 4000), run.rng.randint(2000, 4000)
+        self.skews = {"node-1": ahead, "node-2": -behind}
+        return {name: {"HERALD_TEST_CLOCK_SKEW_MS": str(ms)} for name, ms in self.skews.items()}
+
+    def plan(self, run):
+        return {}
+
+    def inject(self, run, plan, base, end):
+        run.note("skew: " + ", ".join(f"{name} {ms:+d} ms" for name, ms in self.skews.items()))
 
 
 # -- ackrace -----------------------------------------------------------------------------------
@@ -620,6 +639,8 @@ SCENARIOS = {
                 "pg_ctl restart -m fast mid-burst"),
     "kill9": (lambda run: burst_scenario(run, Kill9()), 2, 300,
               "kill -9 one node mid-burst, start it again 2 s later"),
+    "skew": (lambda run: burst_scenario(run, Skew()), 2, 300,
+             "node-1's clock 2-4 s ahead, node-2's 2-4 s behind; nothing fires early, nothing is lost"),
     "ackrace": (lambda run: ackrace(run, via_sse=False), 3, 240,
                 "every device wakes through random nodes acking its highest seq while a burst fires"),
     "ackrace_sse": (lambda run: ackrace(run, via_sse=True), 3, 240,
