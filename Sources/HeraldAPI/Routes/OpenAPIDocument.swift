@@ -470,9 +470,14 @@ paths:
   /readyz:
     get:
       security: []
-      summary: Readiness (timers armed)
+      summary: Readiness (the store answers within 2 s, and no loop keeps failing or has stalled)
       responses:
         "200": {description: ready, content: {application/json: {schema: {$ref: "#/components/schemas/Status"}}}}
+        "503":
+          description: "not ready: problems names the store's error or each failing or stalled loop"
+          content:
+            application/json:
+              schema: {type: object, required: [status, problems], properties: {status: {const: unready}, problems: {type: string}}}
   /metrics:
     get:
       security: []
