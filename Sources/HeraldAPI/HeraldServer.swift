@@ -71,6 +71,7 @@ public struct HeraldServer: Sendable {
             let shared = try await PostgresStore.open(location, nodeID: configuration.resolvedNodeID,
                                                       poolSize: configuration.storagePoolSize,
                                                       leaseMilliseconds: Int64(configuration.nodeLeaseMilliseconds),
+                                                      callTimeout: .milliseconds(configuration.storageCallTimeoutMilliseconds),
                                                       logger: logger)
             logger.info("storage: PostgreSQL", metadata: ["database": "\(location.redacted)",
                                                           "node": "\(shared.nodeID)"])

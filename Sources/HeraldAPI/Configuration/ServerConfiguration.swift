@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var storageURL: String?
     public var storagePasswordFile: String?
     public var storagePoolSize = 8
+    /// PostgreSQL: the deadline of every store call, and the server's statement, lock and
+    /// idle-transaction timeouts for this node's sessions.
+    public var storageCallTimeoutMilliseconds = 10_000
     /// This node's name in leases, logs and metrics; nil means `hostname:pid`.
     public var nodeID: String?
     public var nodeLeaseMilliseconds = 5_000
@@ -120,6 +123,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         ("storage.passwordFile", { config, value in config.storagePasswordFile = value }),
         ("storage.poolSize", { config, value throws(ConfigurationError) in
             config.storagePoolSize = try parseInteger(value, key: "storage.poolSize", range: 2...256)
+        }),
+        ("storage.callTimeoutMs", { config, value throws(ConfigurationError) in
+            config.storageCallTimeoutMilliseconds = try parseInteger(value, key: "storage.callTimeoutMs", range: 500...600_000)
         }),
         ("node.id", { config, value throws(ConfigurationError) in
             guard !value.isEmpty, value.count <= 200, !value.contains("\n") else {
