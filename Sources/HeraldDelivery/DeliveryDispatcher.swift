@@ -80,6 +80,7 @@ public actor DeliveryDispatcher: Service {
     /// Fire-log ids whose outcome was stored lately, with when: a take-over that read the row
     /// just before that commit must not deliver it again.
     private var recentlyStored: [Int64: ContinuousClock.Instant] = [:]
+    private var lastPruned = ContinuousClock.now
     private var inFlight: [String: Int] = [:]
     /// Occurrences in delivery calls that have not returned.
     private var occurrencesInFlight = 0
@@ -128,7 +129,8 @@ public actor DeliveryDispatcher: Service {
         if !orphaned.isEmpty {
             unsaved += orphaned.map { DeliveryOutcome(.none, .deviceGone).completing($0) }
             countFired([DeliveryOutcome(.none, .deviceGone): orphaned.count])
-            await flush()
+            // Not awaited: the heartbeat that called this must not wait on a failing store.
+            Task { await self.flush() }
         }
         let work = fresh(fired)
         if !work.isEmpty {
@@ -140,7 +142,10 @@ public actor DeliveryDispatcher: Service {
     /// The firings among `batch` this dispatcher does not hold already, as first attempts.
     private func fresh(_ batch: [FiredOccurrence]) -> [Work] {
         let now = ContinuousClock.now
-        recentlyStored = recentlyStored.filter { now - $0.value < Self.recentlyStoredMemory }
+        if now - lastPruned > .seconds(1) {
+            recentlyStored = recentlyStored.filter { now - $0.value < Self.recentlyStoredMemory }
+            lastPruned = now
+        }
         return batch.compactMap { fired in
             if let logID = fired.logID {
                 guard recentlyStored[logID] == nil, held.insert(logID).inserted else { return nil }
@@ -275,7 +280,9 @@ public actor DeliveryDispatcher: Service {
                 // At a stop, no longer than the drain allows.
                 let store = self.store
                 let work = Task { try await store.completeDeliveries(batch) }
-                let limit = giveUpAt.map { $0 - ContinuousClock.now } ?? .seconds(86_400)
+                // At least a second: deliveries that finished at the drain deadline still get
+                // their outcomes stored (the stop's margin allows it).
+                let limit = giveUpAt.map { max(.seconds(1), $0 - ContinuousClock.now) } ?? .seconds(86_400)
                 switch await outcome(of: work, within: max(.zero, limit)) {
                 case .finished(let result): try result.get()
                 case .timedOut: throw StoreDeadlineExceeded()

@@ -84,7 +84,8 @@ public struct DeviceRouter: DeliveryChannel {
             var stored: [(index: Int, item: InboxItem)] = []
             for ((index, item), sequence) in zip(zip(live, liveItems), sequences) {
                 guard let sequence else {
-                    // No sequence: the device was deleted meanwhile.
+                    // No sequence: the device was deleted meanwhile, or (several nodes) the firing
+                    // is no longer this node's, and the outcome written below is refused.
                     outcomes[index] = DeliveryOutcome(.none, .deviceGone)
                     continue
                 }

@@ -246,14 +246,21 @@ enum PostgresSchema {
     /// Returns the identifiers it applied.
     static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [String] {
         try await client.withConnection { connection in
+            // A migration may wait for another node's, or for live traffic: not under the
+            // session's timeouts, which are set back before the connection returns to the pool.
+            for setting in ["statement_timeout", "lock_timeout"] {
+                try await connection.query("SELECT set_config(\(setting), '0', false)", logger: logger)
+            }
             try await connection.query("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
             do {
                 let applied = try await apply(on: connection, logger: logger)
                 try await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+                try await connection.query("RESET ALL", logger: logger)
                 return applied
             } catch {
                 // Closing the session would release it too; unlock so the connection goes back clean.
                 _ = try? await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+                _ = try? await connection.query("RESET ALL", logger: logger)
                 throw error
             }
         }

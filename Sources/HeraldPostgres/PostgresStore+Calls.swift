@@ -56,24 +56,39 @@ extension PostgresStore {
     ) async throws -> Result {
         let (client, generation) = pool.client
         let held = HeldConnection()
-        let work = Task { try await call(client, held) }
-        switch await outcome(of: work, within: callTimeout) {
-        case .finished(let result):
-            do {
-                return try result.get()
-            } catch {
-                throw Self.fault(error, statement: statement)
-            }
-        case .timedOut:
-            work.cancel()
-            if let connection = held.connection.withLock({ $0 }) {
-                let _: EventLoopFuture<Void> = connection.close()
-            } else {
-                pool.replace(generation: generation)
-            }
-            throw Self.fault(StoreDeadlineExceeded(), statement: statement)
+        let work = Task {
+            defer { held.connection.withLock { $0 = nil } }
+            return try await call(client, held)
         }
+        // A call waiting for a connection on a pool that still finishes calls is queued, not
+        // stuck: it may wait up to three deadlines in all. One that holds a connection, or waits
+        // on a pool that finished nothing for a deadline, is given up at once.
+        for wait in 1...Self.connectionWaits {
+            switch await outcome(of: work, within: callTimeout) {
+            case .finished(let result):
+                pool.finished(generation: generation)
+                do {
+                    return try result.get()
+                } catch {
+                    throw Self.fault(error, statement: statement)
+                }
+            case .timedOut:
+                if let connection = held.connection.withLock({ $0 }) {
+                    work.cancel()
+                    let _: EventLoopFuture<Void> = connection.close()
+                    throw Self.fault(StoreDeadlineExceeded(), statement: statement)
+                }
+                if pool.replace(generation: generation, ifQuietFor: callTimeout) || wait == Self.connectionWaits {
+                    work.cancel()
+                    throw Self.fault(StoreDeadlineExceeded(), statement: statement)
+                }
+            }
+        }
+        throw Self.fault(StoreDeadlineExceeded(), statement: statement)
     }
+
+    /// How many deadlines a call may spend queued for a connection on a pool that is busy.
+    static let connectionWaits = 3
 
     /// Now on the database's clock, in milliseconds: leases compare against one clock, whatever
     /// the nodes' clocks say.

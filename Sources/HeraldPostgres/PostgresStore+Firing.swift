@@ -27,7 +27,8 @@ extension PostgresStore {
             // nothing early, and is told when to look again by its own clock.
             let databaseNow = try await connection.row("SELECT \(unescaped: Self.databaseNow)", logger: self.logger)!
                 .value(0, as: Int64.self)
-            let dueBy = min(untilMilliseconds, databaseNow + max(0, untilMilliseconds - firedAtMilliseconds))
+            let dueBy = self.dueClock == .caller ? untilMilliseconds
+                : min(untilMilliseconds, databaseNow + max(0, untilMilliseconds - firedAtMilliseconds))
             // Rows another node is claiming right now are skipped, not waited for: that node
             // fires them. A cancel committed before this read is seen; one waiting on these row
             // locks runs after the commit and finds the notification gone or advanced.
@@ -139,9 +140,12 @@ extension PostgresStore {
                     WHERE outcome = 'pending' AND (claimed_by = \(own) OR claimed_by IS NULL
                         OR (claimed_by = \(self.nodeID) AND fired_at < \(unescaped: Self.databaseNow) - \(self.leaseMilliseconds))
                         OR claimed_by NOT IN (SELECT id FROM node WHERE heartbeat_at >= \(unescaped: Self.databaseNow) - \(self.leaseMilliseconds)))
+                    ORDER BY key LIMIT \(Self.takeOverBatch)
                     FOR UPDATE SKIP LOCKED
                 ), taken AS (
-                    UPDATE delivery l SET claimed_by = \(self.nodeID), handovers = handovers + 1
+                    -- Counted as handed over only when it changes hands (or at a restart).
+                    UPDATE delivery l SET claimed_by = \(self.nodeID),
+                        handovers = handovers + CASE WHEN l.claimed_by = \(self.nodeID) AND \(!includingOwn) THEN 0 ELSE 1 END
                     FROM candidates c WHERE l.key = c.key
                     RETURNING l.key, l.occurrence_id, l.app_id, l.device_id, l.notification_id, l.scheduled_for,
                         l.fired_at, l.late, l.missed, l.occurrence_index, l.content
@@ -171,6 +175,9 @@ extension PostgresStore {
         }
         return (fired, orphaned)
     }
+
+    /// Most firings one take-over moves; the next heartbeat takes the rest.
+    static let takeOverBatch = 5_000
 
     /// Stores outcomes, fenced: only for firings this node still holds. A node that stalled past
     /// its lease finds its firings taken over, and its late outcome is refused, not written

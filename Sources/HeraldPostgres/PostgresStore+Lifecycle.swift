@@ -65,6 +65,10 @@ extension PostgresStore {
     /// UPDATE`, in key order so two batches cannot deadlock), and the ids are drawn under that
     /// lock: a device's ids commit in the order they were drawn, so a wake or a stream that sees
     /// id N has already seen every lower id of that device (docs/hand-over-order.md).
+    ///
+    /// Fenced like every write of a lease holder: a firing is held only while it is pending and
+    /// leased to this node. A node that stalled past its lease, whose firings another node took
+    /// over, delivered and saw acknowledged, holds nothing again (its id comes back nil).
     public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
         guard !items.isEmpty else { return [] }
         let contents = try items.map { try Self.json($0.content) }
@@ -79,7 +83,20 @@ extension PostgresStore {
                 """, logger: self.logger) {
                 present.insert([try row.value(0, as: String.self), try row.value(1, as: String.self)])
             }
-            let held = items.indices.filter { present.contains([items[$0].occurrence.appID, items[$0].occurrence.deviceID]) }
+            let logIDs = items.compactMap(\.logID)
+            var leased: Set<Int64> = []
+            if !logIDs.isEmpty {
+                for row in try await connection.rows("""
+                    SELECT key FROM delivery WHERE key = ANY(\(logIDs)::bigint[]) AND outcome = 'pending'
+                        AND claimed_by = \(self.nodeID)
+                    """, logger: self.logger) {
+                    leased.insert(try row.value(0, as: Int64.self))
+                }
+            }
+            let held = items.indices.filter {
+                present.contains([items[$0].occurrence.appID, items[$0].occurrence.deviceID])
+                    && items[$0].logID.map(leased.contains) != false
+            }
             var sequences = [Int64?](repeating: nil, count: items.count)
             guard !held.isEmpty else { return sequences }
             // The ids first, in the batch's order, so each item's id is known without matching rows.

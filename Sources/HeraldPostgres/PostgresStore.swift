@@ -22,6 +22,16 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     /// The longest one store call may take, waiting for a connection included; past it the
     /// call fails as a transient ``StoreFault`` and its connection is closed.
     public let callTimeout: Duration
+    /// Whose clock says what is due: the database's (production), or the caller's.
+    public let dueClock: DueClock
+
+    /// Whose clock decides what is due when the timer claims.
+    public enum DueClock: Sendable {
+        /// The database's: a node whose clock runs ahead claims nothing early.
+        case database
+        /// The `until` the caller passes, as it is: for tests that move time by hand.
+        case caller
+    }
     let location: PostgresLocation
     let pool: PostgresPool
     let logger: Logger
@@ -29,9 +39,10 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     private let feedbackObserver = Mutex<(@Sendable () -> Void)?>(nil)
 
     private init(pool: PostgresPool, location: PostgresLocation, nodeID: String, leaseMilliseconds: Int64,
-                 callTimeout: Duration, logger: Logger) {
+                 callTimeout: Duration, dueClock: DueClock, logger: Logger) {
         self.pool = pool
         self.callTimeout = callTimeout
+        self.dueClock = dueClock
         self.location = location
         self.nodeID = nodeID
         self.leaseMilliseconds = leaseMilliseconds
@@ -47,11 +58,12 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     ///   - leaseMilliseconds: how long this node's claims on firings last without a heartbeat.
     ///   - callTimeout: the deadline of every store call; the server ends this node's statements,
     ///     lock waits and idle transactions after it too, so a session given up on keeps no locks.
+    ///   - dueClock: whose clock decides what is due; tests that move time by hand pass `.caller`.
     /// - Throws: the connection error when the database cannot be reached or refuses the user;
     ///   an SQL error from a migration (the pool is closed again before it propagates).
     public static func open(_ location: PostgresLocation, nodeID: String, poolSize: Int = 8,
                             leaseMilliseconds: Int64 = 5_000, callTimeout: Duration = .seconds(10),
-                            logger: Logger = Logger(label: "herald.postgres")) async throws -> PostgresStore {
+                            dueClock: DueClock = .database, logger: Logger = Logger(label: "herald.postgres")) async throws -> PostgresStore {
         // One direct connection first: a database that is down or refuses us fails here, at
         // once, rather than as queries that wait for the pool to give up retrying.
         let probe = try await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 0,
@@ -65,7 +77,7 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
         configuration.options.additionalStartupParameters = serverSideTimeouts(callTimeout)
         let store = PostgresStore(pool: PostgresPool(configuration: configuration, logger: logger),
                                   location: location, nodeID: nodeID, leaseMilliseconds: leaseMilliseconds,
-                                  callTimeout: callTimeout, logger: logger)
+                                  callTimeout: callTimeout, dueClock: dueClock, logger: logger)
         do {
             _ = try await PostgresSchema.migrate(store.pool.client.0, logger: logger)
             try await store.register()
@@ -88,8 +100,11 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
                 ("tcp_keepalives_idle", "5"), ("tcp_keepalives_interval", "2"), ("tcp_keepalives_count", "3")]
     }
 
-    /// Closes the pool.
+    /// Marks this node gone (at most a second's try: a node restarting under the same id need not
+    /// wait out its own heartbeat) and closes the pool.
     public func close() async {
+        let leaving = Task { try await leave() }
+        if case .timedOut = await outcome(of: leaving, within: .seconds(1)) { leaving.cancel() }
         await pool.close()
     }
 
@@ -114,8 +129,9 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
 
     /// Registers this node at start. A node whose id another live process already uses would
     /// share its row and take over its firings: when the row's heartbeat is fresh, this waits
-    /// out one lease and refuses to start if the heartbeat moved meanwhile (a node that was
-    /// killed leaves a fresh heartbeat that does not move).
+    /// half a lease (a live node renews every third of one) and refuses to start if the
+    /// heartbeat moved meanwhile (a node that was killed leaves a fresh heartbeat that does not
+    /// move).
     ///
     /// - Throws: ``NodeIDInUse`` when a live node has this id.
     func register() async throws {
@@ -125,7 +141,7 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
                 """, logger: self.logger).map { (try $0.value(0, as: Int64.self), try $0.value(1, as: Bool.self)) }
         }
         if let (heartbeat, fresh) = seen, fresh {
-            try await Task.sleep(for: .milliseconds(leaseMilliseconds + 500))
+            try await Task.sleep(for: .milliseconds(leaseMilliseconds / 2 + 500))
             let now = try await read { [nodeID, logger] connection in
                 try await connection.row("SELECT heartbeat_at FROM node WHERE id = \(self.nodeID)", logger: self.logger)?
                     .value(0, as: Int64.self)

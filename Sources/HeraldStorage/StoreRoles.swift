@@ -101,7 +101,8 @@ public protocol DeliveryStore: Sendable {
     /// Sets the final outcome of firings recorded as pending.
     func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws
     /// Holds fired local notifications in their devices' inboxes until acknowledged; each firing
-    /// at most once. Returns each item's sequence id (nil when its device is gone).
+    /// at most once. Returns each item's sequence id (nil when its device is gone, or when the
+    /// firing is no longer this node's: taken over by another, or its outcome stored).
     @discardableResult
     func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?]
     /// Queues feedback events for the outbound webhooks.

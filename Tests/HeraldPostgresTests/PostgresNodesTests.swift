@@ -29,7 +29,8 @@ struct PostgresNodesTests {
         var stores: [PostgresStore] = []
         for name in names {
             stores.append(try await PostgresStore.open(location, nodeID: name, poolSize: 4,
-                                                       leaseMilliseconds: leaseMilliseconds, logger: logger))
+                                                       leaseMilliseconds: leaseMilliseconds, dueClock: .caller,
+                                                       logger: logger))
         }
         _ = try await stores[0].saveApp(App(id: app))
         for index in 0..<devices {

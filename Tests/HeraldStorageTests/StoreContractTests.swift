@@ -73,7 +73,8 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
             let location = try PostgresLocation(url: server.url(database: database))
             var logger = Logger(label: "herald.test.contract")
             logger.logLevel = .error
-            let open = { [logger] in try await PostgresStore.open(location, nodeID: "node-a", poolSize: 8, logger: logger) }
+            let open = { [logger] in try await PostgresStore.open(location, nodeID: "node-a", poolSize: 8,
+                                                                          dueClock: .caller, logger: logger) }
             return StoreUnderTest(store: try await open(), reopen: open,
                                   close: { await ($0 as? PostgresStore)?.close() })
         }, stop: { server.stop() })
