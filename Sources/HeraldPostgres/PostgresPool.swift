@@ -2,10 +2,12 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// The node's connection pool, replaceable: a store call whose deadline passes while it is still
-/// waiting for a connection means the pool is stuck (connections the server ended, or that went
-/// silent, still counted as in use), and the next call gets a fresh pool instead of waiting
-/// behind the stuck one. The old pool's run is cancelled, which closes its connections.
+/// The node's connection pool, replaceable: a store call that got no answer on its connection for
+/// a whole deadline, or that waited that long for a connection while no call finished, means the
+/// pool is stuck (connections the server ended, or that went silent, still counted as usable or
+/// in use), and the next call gets a fresh pool instead of waiting behind the stuck one. The old
+/// pool's run is cancelled, which closes its connections and fails the calls still on them (they
+/// are transient faults, tried again by their callers).
 final class PostgresPool: Sendable {
     private struct Current {
         var client: PostgresClient

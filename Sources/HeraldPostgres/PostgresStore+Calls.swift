@@ -74,8 +74,12 @@ extension PostgresStore {
                 }
             case .timedOut:
                 if let connection = held.connection.withLock({ $0 }) {
+                    // No answer on a connection for a whole deadline (the server would have ended
+                    // a slow statement itself): the pool's connections are suspect (terminated or
+                    // silent ones it has not noticed), so the next calls get a fresh pool.
                     work.cancel()
                     let _: EventLoopFuture<Void> = connection.close()
+                    pool.replace(generation: generation, ifQuietFor: .zero)
                     throw Self.fault(StoreDeadlineExceeded(), statement: statement)
                 }
                 if pool.replace(generation: generation, ifQuietFor: callTimeout) || wait == Self.connectionWaits {
