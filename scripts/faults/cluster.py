@@ -173,7 +173,7 @@ class Cluster:
 
     def stop_all(self):
         """SIGTERM to every running node at once, SIGKILL to any still running after the drain
-        time + 3 s. Returns {name: exit status} (None: it had to be killed)."""
+        time + 5 s (the bound Herald promises). Returns {name: exit status} (None: it had to be killed)."""
         self.check_deaths()
         running = [n for n in self.nodes if n.running]
         for node in running:
@@ -182,7 +182,7 @@ class Cluster:
                 self.sigcont(node)
             self._log(node, "SIGTERM (end of run)")
             node.proc.send_signal(signal.SIGTERM)
-        deadline = time.time() + DRAIN_MS / 1000 + 3
+        deadline = time.time() + DRAIN_MS / 1000 + 5
         statuses = {}
         for node in running:
             try:

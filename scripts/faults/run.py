@@ -64,7 +64,7 @@ failed. Everything after `|` on a result line is information: redelivered_unacke
 being acknowledged, which at-least-once hand-over allows), below_watermark (an item whose seq is
 at or below an ack already answered: committed out of order), fire_log_repeats, claimed_early
 (fired_at < scheduled_for in the fire log: the 2 ms batch window), request_errors (client
-requests without a 2xx), unclean_stop (nodes that did not exit 0 within drainMs + 3 s of the
+requests without a 2xx), unclean_stop (nodes that did not exit 0 within drainMs + 5 s of the
 SIGTERM that ends every run), twice_overlapping (a feedback event sent again while its first
 request was still open: a second sender, not a retry after a timeout).
 
