@@ -225,8 +225,10 @@ class Run:
             t.join(timeout=max(1.0, deadline - time.time() + 15))
         return all(done(d) for d in devices)
 
-    def wait_no_pending(self, reader, timeout=5.0):
-        """Outcomes are stored just after the inbox rows: give them a moment."""
+    def wait_no_pending(self, reader, timeout=25.0):
+        """Outcomes are stored just after the inbox rows, or, when a store call hung on a
+        connection the fault killed, once that call's deadline (storage.callTimeoutMs, 10 s)
+        passed and the outcome was stored again: give them up to two deadlines and a margin."""
         deadline = time.time() + timeout
         while time.time() < deadline:
             try:
