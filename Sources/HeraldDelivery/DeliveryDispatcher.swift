@@ -307,8 +307,7 @@ public actor DeliveryDispatcher: Service {
                     return
                 }
                 logger.error("storing delivery outcomes failed; retrying", metadata: ["error": "\(error)"])
-                let ceiling = min(5_000, 100 << min(failures, 6))
-                try? await Task.sleep(for: .milliseconds(Int.random(in: ceiling / 2...ceiling)))
+                try? await Task.sleep(for: storeRetryDelay(afterFailures: failures))
             }
         }
     }

@@ -20,8 +20,14 @@ public func retryingStoreCall<Result>(until deadline: ContinuousClock.Instant,
         } catch {
             failures += 1
             guard ContinuousClock.now < deadline, !Task.isCancelled else { throw error }
-            let ceiling = min(5_000, 100 << min(failures, 6))
-            try await Task.sleep(for: .milliseconds(Int.random(in: ceiling / 2...ceiling)))
+            try await Task.sleep(for: storeRetryDelay(afterFailures: failures))
         }
     }
+}
+
+/// The wait before trying a failed store call again: 100 ms doubling to 5 s, drawn between half
+/// and all of it, so nodes that failed together do not retry together.
+public func storeRetryDelay(afterFailures failures: Int) -> Duration {
+    let ceiling = min(5_000, 100 << min(max(failures, 0), 6))
+    return .milliseconds(Int.random(in: ceiling / 2...ceiling))
 }
