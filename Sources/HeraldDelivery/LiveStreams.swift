@@ -5,11 +5,10 @@ import Logging
 
 /// What travels on a device's live event stream after its backlog.
 public enum LiveMessage: Sendable {
-    case event(SystemEvent)
-    /// The device's inbox holds items up to this sequence id. The stream reads what it has not
-    /// sent yet from the store, in order, so it never hands over an id before a lower one; the
-    /// items stay in the inbox until acknowledged, so a stream that drops loses nothing.
-    case inbox(upTo: Int64)
+    /// The device was handed inbox items or reported events up to this sequence id. The stream
+    /// reads what it has not sent yet from the store, in order, so it never hands over an id
+    /// before a lower one; both stay until acknowledged, so a stream that drops loses nothing.
+    case handedOver(upTo: Int64)
     /// Keeps an idle connection open, and reveals one whose client has gone.
     case heartbeat
     /// The node is stopping: the stream ends, telling the client when to reconnect.
@@ -24,7 +23,8 @@ public enum LiveMessage: Sendable {
 /// With a ``StreamDirectory`` (several nodes on one store), a device's stream may be held by
 /// another node: streams opened here are recorded in the directory, a message for a device
 /// streamed elsewhere is relayed there, and messages relayed here (``receive(_:)``) go to the
-/// streams this node holds.
+/// streams this node holds. Every message is word to read the store: what it announces is
+/// stored first and stays until acknowledged.
 public actor LiveStreams {
     public static let bufferLimit = 10_000
 
@@ -102,7 +102,7 @@ public actor LiveStreams {
     /// Tells every stream held here to read the inbox again: word relayed while the listener
     /// was reconnecting may have been lost.
     public func refreshAll() {
-        for (key, _) in subscribers { send(.inbox(upTo: .max), appID: key.appID, deviceID: key.deviceID) }
+        for (key, _) in subscribers { send(.handedOver(upTo: .max), appID: key.appID, deviceID: key.deviceID) }
     }
 
     /// Sends a heartbeat to one stream.
@@ -144,31 +144,24 @@ public actor LiveStreams {
         for (index, item) in items.enumerated() {
             guard let sequence = item.sequence else { continue }
             let (appID, deviceID) = (item.occurrence.appID, item.occurrence.deviceID)
-            if send(.inbox(upTo: sequence), appID: appID, deviceID: deviceID) {
+            if send(.handedOver(upTo: sequence), appID: appID, deviceID: deviceID) {
                 delivered[index] = true
             } else {
                 relayed.append((index, RelayedLiveMessage(appID: appID, deviceID: deviceID,
-                                                          body: .notification(sequence: sequence))))
+                                                          body: .handedOver(upTo: sequence))))
             }
         }
         for index in await relay(relayed) { delivered[index] = true }
         return delivered
     }
 
-    /// Hands live events to the device's streams, here or on another node. Returns the events
-    /// that reached no stream, for the caller to queue.
-    public func deliver(events: [SystemEvent], appID: String, deviceID: String) async -> [SystemEvent] {
-        var relayed: [(index: Int, message: RelayedLiveMessage)] = []
-        var undelivered = Set(events.indices)
-        for (index, event) in events.enumerated() {
-            if send(.event(event), appID: appID, deviceID: deviceID) {
-                undelivered.remove(index)
-            } else {
-                relayed.append((index, RelayedLiveMessage(appID: appID, deviceID: deviceID, body: .event(event))))
-            }
-        }
-        for index in await relay(relayed) { undelivered.remove(index) }
-        return undelivered.sorted().map { events[$0] }
+    /// Tells every stream of the device, here and on the other nodes, that reported events were
+    /// handed over up to `sequence` (``LiveHandOvers``): a device may hold streams on several
+    /// nodes at once (a client that reconnected elsewhere before its old stream was noticed
+    /// gone), and each writes them, so an acknowledgement through any covers only what it wrote.
+    public func announce(sequence: Int64, appID: String, deviceID: String) async {
+        send(.handedOver(upTo: sequence), appID: appID, deviceID: deviceID)
+        _ = await relay([(0, RelayedLiveMessage(appID: appID, deviceID: deviceID, body: .handedOver(upTo: sequence)))])
     }
 
     /// Relays messages through the directory; returns the indices whose word went out.
@@ -183,15 +176,13 @@ public actor LiveStreams {
         }
     }
 
-    /// Messages another node relayed: those for devices streaming here go to their streams (a
-    /// notification as word to read the inbox).
+    /// Messages another node relayed: those for devices streaming here go to their streams, as
+    /// word to read the store.
     public func receive(_ relayed: [RelayedLiveMessage]) {
         for message in relayed {
             switch message.body {
-            case .event(let event):
-                send(.event(event), appID: message.appID, deviceID: message.deviceID)
-            case .notification(let sequence):
-                send(.inbox(upTo: sequence), appID: message.appID, deviceID: message.deviceID)
+            case .handedOver(let sequence):
+                send(.handedOver(upTo: sequence), appID: message.appID, deviceID: message.deviceID)
             }
         }
     }

@@ -240,6 +240,10 @@ enum PostgresSchema {
             // reply) finds it and is not held, and so not handed over, a second time.
             "ALTER TABLE device_inbox ADD COLUMN acknowledged boolean NOT NULL DEFAULT false",
         ]),
+        Migration(identifier: "v5: live events stay stored until the stream's node has passed them on", statements: [
+            // Word between nodes can be lost while a listener reconnects; the events cannot.
+            "ALTER TABLE device_events ADD COLUMN live_events text",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, holding the advisory lock on one connection.

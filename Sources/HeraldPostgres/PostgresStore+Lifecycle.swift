@@ -34,19 +34,26 @@ extension PostgresStore {
         try await transaction { connection in
             let device = try await self.lockedDevice(connection, appID: appID, deviceID: deviceID)
             var backlog = try await self.backlog(connection, appID: appID, deviceID: deviceID)
-            let live = device.state.isAwake && connected
-            for event in events {
-                if live {
-                    try backlog.deliveredLive(event, catalog: catalog)
-                } else {
-                    try backlog.ingest(event, catalog: catalog)
-                }
+            guard device.state.isAwake && connected else {
+                for event in events { try backlog.ingest(event, catalog: catalog) }
+                try await self.saveBacklog(connection, backlog, appID: appID, deviceID: deviceID)
+                return EventIngestion(device: device, live: [], queued: events.count, backlog: backlog.pendingCount)
             }
+            // Handed over now, under an id drawn under the device's lock like an inbox item's.
+            let live = try events.map { event throws(HeraldError) in try catalog.validate(event) }
+            let sequence = try await connection.row("SELECT nextval('hand_over_sequence')", logger: self.logger)!
+                .value(0, as: Int64.self)
+            backlog.handOverLive(live, catalog: catalog, sequence: sequence)
+            var handOvers = try await self.liveHandOvers(connection, appID: appID, deviceID: deviceID)
+            handOvers.append(live, sequence: sequence)
             try await self.saveBacklog(connection, backlog, appID: appID, deviceID: deviceID)
-            return EventIngestion(device: device, live: live ? events.map { (try? catalog.validate($0)) ?? $0 } : [],
-                                  queued: live ? 0 : events.count, backlog: backlog.pendingCount)
+            try await self.saveLiveHandOvers(connection, handOvers, appID: appID, deviceID: deviceID)
+            // What waits besides them: they count as pending only once a wake hands them over again.
+            return EventIngestion(device: device, live: live, liveSequence: sequence, queued: 0,
+                                  backlog: backlog.queue.pendingCount)
         }
     }
+
 
     public func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification] {
         try await read { connection in
@@ -203,6 +210,23 @@ extension PostgresStore {
             """, logger: self.logger)
     }
 
+    /// The live hand-overs the device has not acknowledged.
+    func liveHandOvers(_ connection: PostgresConnection, appID: String, deviceID: String) async throws -> LiveHandOvers {
+        guard let text = try await connection.row("""
+            SELECT live_events FROM device_events WHERE app_id = \(appID) AND device_id = \(deviceID)
+            """, logger: self.logger)?.value(0, as: String?.self) else { return LiveHandOvers() }
+        return try JSONDecoder().decode(LiveHandOvers.self, from: Data(text.utf8))
+    }
+
+    /// Stores the live hand-overs; the device's row in `device_events` exists (``saveBacklog``).
+    func saveLiveHandOvers(_ connection: PostgresConnection, _ handOvers: LiveHandOvers, appID: String,
+                           deviceID: String) async throws {
+        let text = handOvers == LiveHandOvers() ? nil : try Self.json(handOvers)
+        try await connection.run("""
+            UPDATE device_events SET live_events = \(text) WHERE app_id = \(appID) AND device_id = \(deviceID)
+            """, logger: self.logger)
+    }
+
     /// Acknowledges the inbox items up to and including `upTo`, and the backlog hand-over if its
     /// id is in range. An acknowledged item whose firing is still pending stays as a tombstone
     /// (a retry of that firing must not hold it again); the others are removed.
@@ -221,12 +245,21 @@ extension PostgresStore {
         var backlog = try await self.backlog(connection, appID: appID, deviceID: deviceID)
         let acknowledged = backlog.acknowledge(upTo: upTo)
         if acknowledged { try await saveBacklog(connection, backlog, appID: appID, deviceID: deviceID) }
+        var handOvers = try await liveHandOvers(connection, appID: appID, deviceID: deviceID)
+        let before = handOvers
+        handOvers.acknowledge(upTo: upTo)
+        if handOvers != before { try await saveLiveHandOvers(connection, handOvers, appID: appID, deviceID: deviceID) }
         return Acknowledgement(inboxItems: inboxItems, backlog: acknowledged)
     }
 
-    public func inbox(appID: String, deviceID: String, after: Int64) async throws -> [InboxItem] {
-        try await read { connection in
-            try await self.unacknowledgedInbox(connection, appID: appID, deviceID: deviceID, after: after)
+    public func handedOver(appID: String, deviceID: String, after: Int64) async throws -> HandedOver {
+        try await transaction { connection in
+            // One snapshot for both reads: an id committed between them could otherwise be seen
+            // in one and missed in the other, and a stream would write past it.
+            try await connection.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: self.logger)
+            let inbox = try await self.unacknowledgedInbox(connection, appID: appID, deviceID: deviceID, after: after)
+            let live = try await self.liveHandOvers(connection, appID: appID, deviceID: deviceID).after(after)
+            return HandedOver(inbox: inbox, live: live.batches, missedLive: live.missed)
         }
     }
 

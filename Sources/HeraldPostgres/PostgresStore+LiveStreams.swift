@@ -4,9 +4,8 @@ import HeraldStorage
 import PostgresNIO
 
 /// Live streams across nodes: each node records the streams it holds in `live_stream`, and a
-/// live message produced on another node reaches it by `NOTIFY herald_live`. A notification
-/// travels as its inbox sequence id (the inbox row, committed first, is the message); an event
-/// travels whole.
+/// live message produced on another node reaches it by `NOTIFY herald_live`, as a sequence id:
+/// the inbox row or the live hand-over, committed first, is the message.
 extension PostgresStore: StreamDirectory {
     static let liveChannel = "herald_live"
 

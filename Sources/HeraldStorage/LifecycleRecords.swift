@@ -55,18 +55,36 @@ public struct Acknowledgement: Hashable, Sendable {
 }
 
 /// What happened to a batch of reported events.
+/// What a device was handed above a live stream's cursor and has not acknowledged.
+public struct HandedOver: Sendable {
+    public var inbox: [InboxItem]
+    public var live: [LiveHandOvers.Batch]
+    /// Live events above the cursor were forgotten (``LiveHandOvers/limit``): the stream missed
+    /// them and must end, so its client wakes and receives their net change.
+    public var missedLive: Bool
+
+    public init(inbox: [InboxItem], live: [LiveHandOvers.Batch], missedLive: Bool) {
+        self.inbox = inbox
+        self.live = live
+        self.missedLive = missedLive
+    }
+}
+
 public struct EventIngestion: Sendable {
     public var device: Device
-    /// Events to hand to the device's live stream now, in order; empty when it is asleep.
+    /// Events handed over live, in order; empty when the device is asleep or not streaming.
     public var live: [SystemEvent]
+    /// The sequence id they were handed over under: word of it goes to the device's streams.
+    public var liveSequence: Int64?
     /// How many were queued for the next wake.
     public var queued: Int
     /// The net change now waiting (a backlog that cancelled out counts as nothing).
     public var backlog: Int
 
-    public init(device: Device, live: [SystemEvent], queued: Int, backlog: Int) {
+    public init(device: Device, live: [SystemEvent], liveSequence: Int64? = nil, queued: Int, backlog: Int) {
         self.device = device
         self.live = live
+        self.liveSequence = liveSequence
         self.queued = queued
         self.backlog = backlog
     }

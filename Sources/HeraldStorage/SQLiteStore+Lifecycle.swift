@@ -32,19 +32,24 @@ extension SQLiteStore {
         try await pool.write { db in
             let device = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
             var backlog = try Self.backlog(db, appID: appID, deviceID: deviceID)
-            let live = device.state.isAwake && connected
-            for event in events {
-                if live {
-                    try backlog.deliveredLive(event, catalog: catalog)
-                } else {
-                    try backlog.ingest(event, catalog: catalog)
-                }
+            guard device.state.isAwake && connected else {
+                for event in events { try backlog.ingest(event, catalog: catalog) }
+                try Self.saveBacklog(db, backlog, appID: appID, deviceID: deviceID)
+                return EventIngestion(device: device, live: [], queued: events.count, backlog: backlog.pendingCount)
             }
+            let live = try events.map { event throws(HeraldError) in try catalog.validate(event) }
+            let sequence = try Self.nextHandOverSequence(db)
+            backlog.handOverLive(live, catalog: catalog, sequence: sequence)
+            var handOvers = try Self.liveHandOvers(db, appID: appID, deviceID: deviceID)
+            handOvers.append(live, sequence: sequence)
             try Self.saveBacklog(db, backlog, appID: appID, deviceID: deviceID)
-            return EventIngestion(device: device, live: live ? events.map { (try? catalog.validate($0)) ?? $0 } : [],
-                                  queued: live ? 0 : events.count, backlog: backlog.pendingCount)
+            try Self.saveLiveHandOvers(db, handOvers, appID: appID, deviceID: deviceID)
+            // What waits besides them: they count as pending only once a wake hands them over again.
+            return EventIngestion(device: device, live: live, liveSequence: sequence, queued: 0,
+                                  backlog: backlog.queue.pendingCount)
         }
     }
+
 
     /// The backlog a wake would deliver now, without delivering it.
     public func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification] {
@@ -140,6 +145,21 @@ extension SQLiteStore {
                              backlog.handedSequence])
     }
 
+    /// The live hand-overs the device has not acknowledged.
+    static func liveHandOvers(_ db: Database, appID: String, deviceID: String) throws -> LiveHandOvers {
+        guard let text = try String.fetchOne(db, sql: """
+            SELECT live_events FROM device_events WHERE app_id = ? AND device_id = ?
+            """, arguments: [appID, deviceID]) else { return LiveHandOvers() }
+        return try JSONDecoder().decode(LiveHandOvers.self, from: Data(text.utf8))
+    }
+
+    /// Stores the live hand-overs; the device's row in `device_events` exists (``saveBacklog``).
+    static func saveLiveHandOvers(_ db: Database, _ handOvers: LiveHandOvers, appID: String, deviceID: String) throws {
+        let text = handOvers == LiveHandOvers() ? nil : String(decoding: try encoder.encode(handOvers), as: UTF8.self)
+        try db.execute(sql: "UPDATE device_events SET live_events = ? WHERE app_id = ? AND device_id = ?",
+                       arguments: [text, appID, deviceID])
+    }
+
     /// The next id of the one increasing series that inbox items and backlog hand-overs share
     /// (the inbox's AUTOINCREMENT counter), so one cursor acknowledges both.
     static func nextHandOverSequence(_ db: Database) throws -> Int64 {
@@ -174,11 +194,20 @@ extension SQLiteStore {
         var backlog = try Self.backlog(db, appID: appID, deviceID: deviceID)
         let acknowledged = backlog.acknowledge(upTo: upTo)
         if acknowledged { try saveBacklog(db, backlog, appID: appID, deviceID: deviceID) }
+        var handOvers = try liveHandOvers(db, appID: appID, deviceID: deviceID)
+        let before = handOvers
+        handOvers.acknowledge(upTo: upTo)
+        if handOvers != before { try saveLiveHandOvers(db, handOvers, appID: appID, deviceID: deviceID) }
         return Acknowledgement(inboxItems: inboxItems, backlog: acknowledged)
     }
 
-    public func inbox(appID: String, deviceID: String, after: Int64) async throws -> [InboxItem] {
-        try await pool.read { db in try Self.unacknowledgedInbox(db, appID: appID, deviceID: deviceID, after: after) }
+    public func handedOver(appID: String, deviceID: String, after: Int64) async throws -> HandedOver {
+        // A read is one snapshot: both lists stop at the same committed id.
+        try await pool.read { db in
+            let live = try Self.liveHandOvers(db, appID: appID, deviceID: deviceID).after(after)
+            return HandedOver(inbox: try Self.unacknowledgedInbox(db, appID: appID, deviceID: deviceID, after: after),
+                              live: live.batches, missedLive: live.missed)
+        }
     }
 
     /// The inbox as it stands (or only its items above `after`): items stay until acknowledged,

@@ -46,15 +46,17 @@ public protocol DeviceStore: Sendable {
     /// to that sequence id. Throws `invalidTransition` for a move iOS cannot make.
     func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
                   catalog: EventCatalog, acknowledging upTo: Int64?) async throws -> WakeResult
-    /// The device's unacknowledged inbox items with a sequence id above `after`, in order. A
-    /// live stream reads what to send next here, never from the message that announced it: an
-    /// item is committed before any higher id of its device is, so this is always a prefix
-    /// without gaps, and a stream never hands over N before every lower id.
-    func inbox(appID: String, deviceID: String, after: Int64) async throws -> [InboxItem]
+    /// What the device was handed above sequence id `after` and has not acknowledged: inbox
+    /// items and live events, read from one snapshot. A live stream reads what to send next
+    /// here, never from the message that announced it: an id is committed before any higher id
+    /// of its device is, so this is always a prefix without gaps, and a stream never hands over
+    /// N before every lower id.
+    func handedOver(appID: String, deviceID: String, after: Int64) async throws -> HandedOver
     /// Acknowledges what the device received up to and including sequence id `upTo`: its inbox
     /// items, and the backlog hand-over if its id is in range.
     func acknowledge(appID: String, deviceID: String, upTo: Int64) async throws -> Acknowledgement
-    /// Records reported events: live for an awake, connected device (remembered as delivered),
+    /// Records reported events: for an awake, connected device they are handed over live under
+    /// a new sequence id (``LiveHandOvers``; its streams read them with ``handedOver``),
     /// otherwise queued and collapsed. All are validated first; a refused event changes nothing.
     func ingestEvents(appID: String, deviceID: String, events: [SystemEvent], catalog: EventCatalog,
                       connected: Bool) async throws -> EventIngestion

@@ -1,13 +1,13 @@
 import Foundation
 import HeraldCore
 
-/// A live message on its way to a device's stream held by another node: a fired notification,
-/// named by its inbox sequence id (the inbox row is the message; the receiving node reads it),
-/// or a system event, carried whole.
+/// A live message on its way to a device's stream held by another node: word that the device
+/// was handed something up to a sequence id (an inbox item, or reported events). The message
+/// is in the store; the receiving node's streams read it there, so word lost on the way loses
+/// nothing but time.
 public struct RelayedLiveMessage: Hashable, Sendable, Codable {
     public enum Body: Hashable, Sendable, Codable {
-        case notification(sequence: Int64)
-        case event(SystemEvent)
+        case handedOver(upTo: Int64)
     }
 
     public var appID: String

@@ -292,11 +292,32 @@ struct CoalescingDeliveryTests {
                 Net("orientation", .string("landscapeLeft")), Net("orientation", .string("portrait")),
                 Net("accessory", key: "dock", .string("connected")),
             ], "live events are not collapsed")
-            #expect(try await herald.backlog().isEmpty)
+            #expect(frames.dropLast().allSatisfy { $0.id == nil }, "one id, on the last event of the hand-over")
+            let seq = try #require(frames.last?.id.flatMap { Int64($0) }, "live events carry their hand-over's id")
+            let ack = try await herald.api.post("\(devicePath())/inbox/ack", json: ["upTo": seq])
+            #expect(ack.status == .ok)
+            #expect(try await herald.backlog().isEmpty, "acknowledged: received, nothing waits")
         }
     }
 
-    @Test("What a client received live is what the next backlog is measured against")
+    @Test("Live events the client did not acknowledge are handed over again on its next wake")
+    func unacknowledgedLiveEventsComeAgain() async throws {
+        try await withLifecycleHerald(transport: .live) { live in
+            let herald = live.herald
+            try await setUp(herald)
+            let stream = try await live.connect()
+            defer { stream.close() }
+            try await herald.report([event("orientation", "portrait"), event("accessory", key: "dock", "connected")])
+            #expect(await stream.waitForEvents(2).count == 2)
+            stream.close()
+            try #require(try await herald.waitForState("suspended") == "suspended")
+            #expect(try await herald.wake().coalesced == [Net("accessory", key: "dock", .string("connected")),
+                                                         Net("orientation", .string("portrait"))],
+                    "the stream may have dropped before the client read them: they come again")
+        }
+    }
+
+    @Test("What a client received live, and acknowledged, is what the next backlog is measured against")
     func liveDeliveryIsTheBaseline() async throws {
         try await withLifecycleHerald(transport: .live) { live in
             let herald = live.herald
@@ -304,7 +325,9 @@ struct CoalescingDeliveryTests {
             let stream = try await live.connect()
             defer { stream.close() }
             try await herald.report([event("orientation", "landscapeRight"), event("accessory", key: "dock", "connected")])
-            #expect(await stream.waitForEvents(2).count == 2)
+            let frames = await stream.waitForEvents(2)
+            let seq = try #require(frames.last?.id.flatMap { Int64($0) })
+            #expect(try await herald.api.post("\(devicePath())/inbox/ack", json: ["upTo": seq]).status == .ok)
             stream.close()
             try #require(try await herald.waitForState("suspended") == "suspended")
 

@@ -42,6 +42,11 @@ Scenarios (burst = one-shots on token-less devices, so every firing goes to the 
                        receiver answers 200 after 7 s
     slowfeedback_retry the same; the receiver answers each event's first attempt 500, then 200
                        after 7 s
+    liveevents         2 nodes; 10 devices streaming (foreground) on random nodes, each stream
+                       dropped after 0.5-3 s and reconnected with Last-Event-ID; 40 settings
+                       events a device (one per key) reported over 6 s through random nodes while
+                       every Herald session is terminated every 150 ms; each accepted event must
+                       reach its device, live or in a later backlog (missing = never did)
     sigterm            1 node on SQLite with 3 SSE streams open gets SIGTERM; then it is started
                        again and its pending schedules must fire
 

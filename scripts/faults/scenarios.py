@@ -3,13 +3,14 @@
 """
 
 import datetime
+import json
 import random
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import checker
-from client import Recorder, SSEStream, record_stream_blocks, stream_path, wake
+from client import Recorder, SSEStream, parse_block, record_stream_blocks, stream_path, wake
 from cluster import DRAIN_MS, LEASE_MS, Cluster
 from feedback import FeedbackReceiver
 from net import Client, HTTPFailure
@@ -627,6 +628,114 @@ def sigterm(run):
     return counts, examples, reasons + delivery_reasons
 
 
+# -- live events across nodes ------------------------------------------------------------------
+
+LIVE = {False: dict(devices=10, keys=40, spread=6.0), True: dict(devices=5, keys=20, spread=4.0)}
+
+
+def liveevents(run):
+    """Every device holds a live stream (foreground) on a random node, dropped after a random
+    while and reconnected elsewhere with Last-Event-ID; `settings` events, one per key, are
+    reported through random nodes while every Herald session is terminated every 150 ms (the
+    relay listeners keep reconnecting, so word between nodes is lost). Each accepted event must
+    reach the device: live, or in the backlog a later stream is handed."""
+    size = LIVE[run.quick]
+    run.start_store_and_nodes(run.node_count or 2)
+    run.put_app()
+    devices = [f"e{i:02d}" for i in range(size["devices"])]
+    run.put_devices(devices)
+    plan = {d: sorted(run.rng.uniform(0, size["spread"]) for _ in range(size["keys"])) for d in devices}
+    lock = threading.Lock()
+    received = {d: {} for d in devices}      # key -> values seen, live or in a backlog
+    accepted = {d: {} for d in devices}      # key -> value the server accepted
+    stop = threading.Event()
+
+    def watch(device):
+        rng = run.rng_for(f"stream-{device}")
+        last_id = None
+        while not stop.is_set():
+            node = rng.choice(run.nodes)
+            stream = SSEStream(node.port, stream_path(APP, device, foreground=True), last_event_id=last_id)
+            try:
+                if stream.open() != 200:
+                    time.sleep(0.1)
+                    continue
+                for block in stream.read(until=time.time() + rng.uniform(0.5, 3.0)):
+                    fields = parse_block(block)
+                    if "id" in fields:
+                        last_id = fields["id"]
+                    if fields.get("event") != "system" or "data" not in fields:
+                        continue
+                    event = json.loads(fields["data"])
+                    if event.get("kind") == "settings":
+                        with lock:
+                            received[device].setdefault(event.get("key"), set()).add(event.get("value"))
+            finally:
+                stream.close()
+
+    def report(device):
+        rng = run.rng_for(f"report-{device}")
+        start = time.time()
+        for index, offset in enumerate(plan[device]):
+            sleep_until(start + offset)
+            key, body = f"k{index:03d}", {"events": [{"kind": "settings", "key": f"k{index:03d}", "value": index}]}
+            for _ in range(20):   # retried through any node until answered: one key, one value
+                try:
+                    reply = run.http.request("POST", rng.choice(run.nodes).port,
+                                             f"/v1/apps/{APP}/devices/{device}/events", body)
+                except HTTPFailure:
+                    run.recorder.error("events: no answer")
+                    continue
+                if reply.status == 200:
+                    with lock:
+                        accepted[device][key] = index
+                    break
+                run.recorder.error(f"events: HTTP {reply.status}")
+                if reply.status < 500:
+                    break
+                time.sleep(0.05)
+
+    watchers = [threading.Thread(target=watch, args=(d,), daemon=True) for d in devices]
+    for t in watchers:
+        t.start()
+    time.sleep(1.0)                          # the streams are open before the first report
+    base = time.time()
+    end = base + size["spread"]
+    fault_thread = threading.Thread(target=_run_fault, args=(run, Terminate(), {"every": 0.15}, base, end), daemon=True)
+    fault_thread.start()
+    reporters = [threading.Thread(target=report, args=(d,), daemon=True) for d in devices]
+    for t in reporters:
+        t.start()
+    for t in reporters:
+        t.join(timeout=size["spread"] + 120)
+    fault_thread.join(timeout=60)
+
+    def missing():
+        with lock:
+            return [(d, k, v) for d in devices for k, v in accepted[d].items() if v not in received[d].get(k, set())]
+
+    deadline = time.time() + SETTLE_S
+    while missing() and time.time() < deadline:
+        time.sleep(0.5)
+    stop.set()
+    for t in watchers:
+        t.join(timeout=5)
+    lost = missing()
+    reported = size["devices"] * size["keys"]
+    with lock:
+        got = sum(1 for d in devices for k, v in accepted[d].items() if v in received[d].get(k, set()))
+        counts = {"reported": reported, "accepted": sum(len(a) for a in accepted.values()), "received": got,
+                  "missing": len(lost), "request_errors": dict(run.recorder.errors)}
+    run.note(f"live events: {counts}")
+    examples = {"missing": [f"{d} {k}={v}" for d, k, v in lost[:10]]} if lost else {}
+    reasons = [f"missing={len(lost)}"] if lost else []
+    if counts["accepted"] < reported:
+        reasons.append(f"accepted={counts['accepted']}/{reported}: reports went unanswered")
+    if run.fault_error:
+        reasons.append("setup: fault injection failed: " + run.fault_error)
+    return counts, examples, reasons + deaths(run, counts)
+
+
 # -- the table run.py reads --------------------------------------------------------------------
 
 # name -> (function, default nodes, hard timeout in seconds, what it does)
@@ -651,6 +760,9 @@ SCENARIOS = {
                      "feedback receiver answering 200 after 7 s; each event must arrive once"),
     "slowfeedback_retry": (lambda run: slowfeedback(run, "fail_first"), 2, 240,
                            "feedback receiver answering 500 first, then 200 after 7 s"),
+    "liveevents": (liveevents, 2, 240,
+                   "devices stream on random nodes while settings events are reported through random nodes "
+                   "and every session is terminated every 150 ms; each accepted event must reach its device"),
     "sigterm": (sigterm, 1, 180,
                 "SQLite node with 3 open streams gets SIGTERM; then pending schedules must still fire"),
 }
@@ -659,6 +771,7 @@ SCENARIOS = {
 HEADLINE = {
     "deliveries": ["scheduled", "received", "missing", "twice", "acked_unseen", "pending", "early", "crashed"],
     "feedback": ["events", "delivered", "missing", "twice", "bad_signature", "requests", "crashed"],
+    "liveevents": ["reported", "accepted", "received", "missing", "crashed"],
     "sigterm": ["exit_code", "exit_s", "streams_ended", "streams_retry", "scheduled", "received", "missing",
                 "twice", "pending", "crashed"],
 }
@@ -667,6 +780,6 @@ HEADLINE = {
 def headline(name):
     if name.startswith("slowfeedback"):
         return HEADLINE["feedback"]
-    if name == "sigterm":
-        return HEADLINE["sigterm"]
+    if name in ("sigterm", "liveevents"):
+        return HEADLINE[name]
     return HEADLINE["deliveries"]

@@ -10,7 +10,8 @@ import Logging
 ///
 /// Connecting wakes the device; the coalesced backlog and the inbox are written first (then a
 /// `handedOver` event whose id acknowledges the backlog), then live events and fired local
-/// notifications as they happen. Comment lines every `heartbeat` keep
+/// notifications as they happen. Live events carry the id of their hand-over on the last of a
+/// batch: until the client acknowledges it, the next wake hands them over again. Comment lines every `heartbeat` keep
 /// proxies from closing an idle stream and reveal a client that has gone. When the last stream
 /// of a device closes, the device is asleep again (suspended).
 struct EventStream {
@@ -55,34 +56,56 @@ struct EventStream {
                 for item in wake.inbox {
                     try await writer.write(Self.frame("notification", PresentedNotificationResource(item), id: item.sequence))
                 }
-                // What the wake handed over; later items are read from the inbox above it.
-                var lastSent = wake.inbox.last?.sequence ?? -1
                 // The backlog's id comes last, after the older inbox ids, so a client's
                 // Last-Event-ID acknowledges the backlog only once it has read everything above.
                 if let sequence = wake.backlogSequence {
                     try await writer.write(Self.frame("handedOver", ["backlogSeq": sequence], id: sequence))
                 }
+                // What the wake handed over. Live events handed over before it are in its backlog
+                // (until acknowledged, a wake hands their net change over again); what comes
+                // later is read from the store above it.
+                var lastSent = max(wake.inbox.last?.sequence ?? -1, wake.backlogSequence ?? -1)
+                /// Writes what the device was handed above `lastSent`, inbox items and live events
+                /// in id order. False when the stream must end: the store could not be read, or
+                /// live events it had not read were forgotten. Nothing is lost then: the client
+                /// reconnects, and its wake hands everything over.
+                func writeHandedOver() async throws -> Bool {
+                    let handed: HandedOver
+                    do {
+                        handed = try await store.handedOver(appID: app.id, deviceID: device.id, after: lastSent)
+                    } catch {
+                        logger.warning("event stream could not read what the device was handed; ending it",
+                                       metadata: ["device": "\(device.id)", "error": "\(error)"])
+                        try await writer.write(Self.retryHint(.seconds(1)))
+                        return false
+                    }
+                    guard !handed.missedLive else {
+                        logger.info("event stream fell behind its live events; ending it", metadata: ["device": "\(device.id)"])
+                        try await writer.write(Self.retryHint(.zero))
+                        return false
+                    }
+                    var live = handed.live[...]
+                    for item in handed.inbox {
+                        guard let sequence = item.sequence else { continue }
+                        while let batch = live.first, batch.sequence < sequence {
+                            try await writer.write(Self.frames(batch))
+                            lastSent = batch.sequence
+                            live = live.dropFirst()
+                        }
+                        try await writer.write(Self.frame("notification", PresentedNotificationResource(item), id: sequence))
+                        lastSent = sequence
+                    }
+                    for batch in live {
+                        try await writer.write(Self.frames(batch))
+                        lastSent = batch.sequence
+                    }
+                    return true
+                }
                 reading: for await message in messages {
                     switch message {
-                    case .event(let event):
-                        try await writer.write(Self.frame("system", CoalescedResource(CoalescedNotification(
-                            kind: event.kind, key: event.key, value: event.value, count: 1))))
-                    case .inbox(let upTo):
+                    case .handedOver(let upTo):
                         guard upTo > lastSent else { continue }
-                        let items: [InboxItem]
-                        do {
-                            items = try await store.inbox(appID: app.id, deviceID: device.id, after: lastSent)
-                        } catch {
-                            // The items stay in the inbox: the client reconnects and gets them.
-                            logger.warning("event stream could not read the inbox; ending it",
-                                           metadata: ["device": "\(device.id)", "error": "\(error)"])
-                            try await writer.write(Self.retryHint(.seconds(1)))
-                            break reading
-                        }
-                        for item in items {
-                            try await writer.write(Self.frame("notification", PresentedNotificationResource(item), id: item.sequence))
-                        }
-                        lastSent = items.last?.sequence ?? lastSent
+                        if !(try await writeHandedOver()) { break reading }
                     case .heartbeat:
                         try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                     case .closing(let retryAfter):
@@ -106,6 +129,19 @@ struct EventStream {
         return Response(status: .ok,
                         headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "keep-alive"],
                         body: body)
+    }
+
+    /// Live events handed over together: one `system` frame each, the batch's id on the last,
+    /// so `Last-Event-ID` acknowledges them only once all were read.
+    static func frames(_ batch: LiveHandOvers.Batch) throws -> ByteBuffer {
+        var buffer = ByteBuffer()
+        for (index, event) in batch.events.enumerated() {
+            var frame = try frame("system", CoalescedResource(CoalescedNotification(kind: event.kind, key: event.key,
+                                                                                  value: event.value, count: 1)),
+                                  id: index == batch.events.count - 1 ? batch.sequence : nil)
+            buffer.writeBuffer(&frame)
+        }
+        return buffer
     }
 
     /// The last frame of a stream the server ends: when to reconnect (SSE's `retry:` field).

@@ -83,18 +83,13 @@ struct LifecycleRoutes {
                 }
             }
             let connected = await streams.isConnected(appID: app.id, deviceID: device.id)
-            var ingestion = try await store.ingestEvents(appID: app.id, deviceID: device.id, events: validated,
+            let ingestion = try await store.ingestEvents(appID: app.id, deviceID: device.id, events: validated,
                                                          catalog: catalog, connected: connected)
-            // Live to the stream, here or on the node holding it; what reached none (the stream
-            // closed meanwhile) is queued as if the device had been asleep.
-            let missed = await streams.deliver(events: ingestion.live, appID: app.id, deviceID: device.id)
-            if !missed.isEmpty {
-                let queued = try await store.ingestEvents(appID: app.id, deviceID: device.id, events: missed,
-                                                          catalog: catalog, connected: false)
-                ingestion.live.removeAll { missed.contains($0) }
-                ingestion.queued += queued.queued
-                ingestion.backlog = queued.backlog
-                ingestion.device = queued.device
+            // Handed over and kept until acknowledged; word goes to the device's streams, here
+            // and on other nodes, and each reads them from the store. Word that goes astray
+            // loses nothing: a stream reads them at its next word, and a wake hands them over again.
+            if let sequence = ingestion.liveSequence {
+                await streams.announce(sequence: sequence, appID: app.id, deviceID: device.id)
             }
             metrics.eventsReported(live: ingestion.live.count, queued: ingestion.queued)
             try await applyDeviceFacts(validated, to: ingestion.device)

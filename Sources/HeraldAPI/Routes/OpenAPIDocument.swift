@@ -863,12 +863,12 @@ paths:
       - {$ref: "#/components/parameters/app"}
       - {$ref: "#/components/parameters/device"}
       - {name: foreground, in: query, description: "true: the device becomes active (else background)", schema: {type: boolean}}
-      - {name: Last-Event-ID, in: header, schema: {type: integer}, description: "the last event id received: acknowledges the inbox, and the backlog, up to it"}
+      - {name: Last-Event-ID, in: header, schema: {type: integer}, description: "the last event id received: acknowledges the inbox, the backlog and live system events up to it"}
     get:
       summary: Live event stream (Server-Sent Events); connecting wakes the device
       responses:
         "200":
-          description: "the backlog's system events, the inbox (notification events with id: <seq>, in order), a handedOver event whose id acknowledges the backlog, then live system and notification events, and heartbeat comments; closing the last stream suspends the device. A stream the server ends (the node stopping) closes with a retry: field"
+          description: "the backlog's system events, the inbox (notification events with id: <seq>, in order), a handedOver event whose id acknowledges the backlog, then live system events (the last of each report with id: <seq>) and notification events in id order, and heartbeat comments; closing the last stream suspends the device. A stream the server ends (the node stopping) closes with a retry: field"
           content: {text/event-stream: {schema: {type: string}}}
         "400": {$ref: "#/components/responses/BadPath"}
         "401": {$ref: "#/components/responses/Unauthorized"}
