@@ -240,8 +240,8 @@ enum PostgresSchema {
             // reply) finds it and is not held, and so not handed over, a second time.
             "ALTER TABLE device_inbox ADD COLUMN acknowledged boolean NOT NULL DEFAULT false",
         ]),
-        Migration(identifier: "v5: live events stay stored until the stream's node has passed them on", statements: [
-            // Word between nodes can be lost while a listener reconnects; the events cannot.
+        Migration(identifier: "v5: live system events kept until acknowledged", statements: [
+            // Every stream of the device reads them here (word between nodes can be lost; they cannot).
             "ALTER TABLE device_events ADD COLUMN live_events text",
         ]),
     ]

@@ -225,7 +225,7 @@ extension SQLiteStore {
                 ALTER TABLE device_inbox ADD COLUMN acknowledged INTEGER NOT NULL DEFAULT 0;
                 """)
         }
-        migrator.registerMigration("v12: live events stay stored until the stream has taken them") { db in
+        migrator.registerMigration("v12: live system events kept until acknowledged") { db in
             try db.execute(sql: "ALTER TABLE device_events ADD COLUMN live_events TEXT")
         }
         return migrator
