@@ -11,9 +11,9 @@ import Logging
 /// Connecting wakes the device; the coalesced backlog and the inbox are written first (then a
 /// `handedOver` event whose id acknowledges the backlog), then live events and fired local
 /// notifications as they happen. Live events carry the id of their hand-over on the last of a
-/// batch: until the client acknowledges it, the next wake hands them over again. Comment lines every `heartbeat` keep
-/// proxies from closing an idle stream and reveal a client that has gone. When the last stream
-/// of a device closes, the device is asleep again (suspended).
+/// batch: until the client acknowledges it, the next wake hands them over again. Comment lines
+/// every `heartbeat` keep proxies from closing an idle stream and reveal a client that has gone.
+/// When the last stream of a device closes, the device is asleep again (suspended).
 struct EventStream {
     let store: any DeviceStore
     let streams: LiveStreams
