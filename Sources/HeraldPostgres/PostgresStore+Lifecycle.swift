@@ -54,7 +54,6 @@ extension PostgresStore {
         }
     }
 
-
     public func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification] {
         try await read { connection in
             guard try await connection.row("SELECT 1 FROM device WHERE app_id = \(appID) AND id = \(deviceID)",

@@ -50,7 +50,6 @@ extension SQLiteStore {
         }
     }
 
-
     /// The backlog a wake would deliver now, without delivering it.
     public func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification] {
         try await pool.read { db in
