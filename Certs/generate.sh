@@ -49,5 +49,17 @@ leaf unknown-server "/O=Unknown Authority/CN=localhost" unknown-ca "$SERVER_EXT"
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out dev-apns-key.p8 2>/dev/null
 openssl pkey -in dev-apns-key.p8 -pubout -out dev-apns-key.pub.pem
 
-chmod 644 ./*.pem ./*.key ./*.p8 ./*.p12
+# A dev FCM service account: Google's key-file JSON with an RSA key, its token_uri the sandbox's.
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out dev-fcm.key 2>/dev/null
+python3 - <<'PY'
+import json
+key = open("dev-fcm.key").read()
+account = {"type": "service_account", "project_id": "herald-dev", "private_key_id": "devkey0001", "private_key": key,
+           "client_email": "herald-dev@herald-dev.iam.gserviceaccount.com", "client_id": "100000000000000000001",
+           "auth_uri": "https://accounts.google.com/o/oauth2/auth", "token_uri": "https://127.0.0.1:2197/token"}
+open("dev-fcm-service-account.json", "w").write(json.dumps(account, indent=2) + "\n")
+PY
+rm dev-fcm.key
+
+chmod 644 ./*.json ./*.pem ./*.key ./*.p8 ./*.p12
 echo "Generated development certificates in $(pwd)"

@@ -12,6 +12,12 @@
 #include <openssl/bio.h>
 #include <openssl/pem.h>
 #include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/ec.h>
+#include <openssl/rsa.h>
+#include <openssl/obj_mac.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
 
 static inline int herald_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
     return (int)SSL_CTX_set_min_proto_version(ctx, version);
@@ -75,5 +81,19 @@ static inline unsigned long herald_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC225
 static inline int herald_SSL_TLSEXT_ERR_OK(void) { return SSL_TLSEXT_ERR_OK; }
 static inline int herald_SSL_TLSEXT_ERR_NOACK(void) { return SSL_TLSEXT_ERR_NOACK; }
 static inline int herald_SSL_TLSEXT_ERR_ALERT_FATAL(void) { return SSL_TLSEXT_ERR_ALERT_FATAL; }
+
+/// Key selections for EVP_PKEY_fromdata: ORs of other macros.
+static inline int herald_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
+static inline int herald_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
+
+/// OSSL_PARAM names. An OSSL_PARAM (and OSSL_PARAM_BLD) keeps the name pointer it is given
+/// rather than a copy, so Swift must pass these static strings, never a bridged temporary.
+static inline const char *herald_OSSL_PKEY_PARAM_GROUP_NAME(void) { return OSSL_PKEY_PARAM_GROUP_NAME; }
+static inline const char *herald_OSSL_PKEY_PARAM_PUB_KEY(void) { return OSSL_PKEY_PARAM_PUB_KEY; }
+static inline const char *herald_OSSL_PKEY_PARAM_PRIV_KEY(void) { return OSSL_PKEY_PARAM_PRIV_KEY; }
+static inline const char *herald_OSSL_PKEY_PARAM_EC_PUB_X(void) { return OSSL_PKEY_PARAM_EC_PUB_X; }
+static inline const char *herald_OSSL_PKEY_PARAM_EC_PUB_Y(void) { return OSSL_PKEY_PARAM_EC_PUB_Y; }
+/// The P-256 group's OpenSSL name, "prime256v1", as a static string for OSSL_PARAM_BLD.
+static inline const char *herald_P256_GROUP_NAME(void) { return SN_X9_62_prime256v1; }
 
 #endif

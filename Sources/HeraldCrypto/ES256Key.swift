@@ -7,9 +7,18 @@ import Synchronization
 /// APNs provider tokens are ES256: ECDSA over P-256 with SHA-256, with the signature written as
 /// the raw 64 bytes R‖S (JWS form), not the DER that OpenSSL produces.
 public final class ES256Key: Sendable {
-    /// The EVP_PKEY; used under the lock so one key can serve many tasks.
-    private let key: Mutex<OpaquePointer>
+    /// The EVP_PKEY; used under the lock so one key can serve many tasks. Internal (not private)
+    /// so the key-agreement and raw-form extensions in other files can reach it.
+    let key: Mutex<OpaquePointer>
     public let isPrivate: Bool
+
+    /// Takes ownership of `pkey`, an EC P-256 EVP_PKEY the caller has already checked.
+    init(taking pkey: OpaquePointer, isPrivate: Bool) {
+        // The caller hands over its only reference; region checking cannot follow a C pointer's owner.
+        nonisolated(unsafe) let owned = pkey
+        key = Mutex(owned)
+        self.isPrivate = isPrivate
+    }
 
     /// Reads a PEM private key (PKCS#8 `BEGIN PRIVATE KEY`, as Apple's `.p8`) or public key.
     public init(pem: String) throws {

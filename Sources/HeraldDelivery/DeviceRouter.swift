@@ -5,8 +5,9 @@ import HeraldStorage
 
 /// Sends each fired local notification the way iOS presents it:
 /// - the app is active and connected: quietly, on its live stream;
-/// - otherwise, with a usable token: an alert push through the gateway;
-/// - with no usable token (none, known dead, or no push settings): held in the device's inbox
+/// - otherwise, with a usable address on its platform (an APNs token, an FCM token, a Web Push
+///   subscription) and settings for that platform's service: a push through the gateway;
+/// - with no usable address (none, known dead, or no settings for its platform): held in the device's inbox
 ///   and delivered when it wakes.
 ///
 /// A store call that fails leaves the occurrences it concerned as a fault (``DeliveryResult/failed(_:)``),
@@ -49,8 +50,8 @@ public struct DeviceRouter: DeliveryChannel {
             }
         }
         for (index, fired) in batch.enumerated() where !streaming[index] && !unreadApps.contains(fired.device.appID) {
-            if let token = fired.device.token, apps[fired.device.appID]??.push != nil {
-                tokensByApp[fired.device.appID, default: []].insert(token)
+            if let address = fired.device.pushAddress, apps[fired.device.appID]??.pushes(to: fired.device.platform) == true {
+                tokensByApp[fired.device.appID, default: []].insert(address)
             }
         }
         var deadByApp: [String: Set<String>] = [:]
@@ -61,8 +62,8 @@ public struct DeviceRouter: DeliveryChannel {
                 outcomes[index] = DeliveryOutcome(.none, .failed(DeliveryResult.storeUnavailable))
             } else if streaming[index] {
                 live.append(index)
-            } else if apps[device.appID]??.push != nil, let token = device.token,
-                      deadByApp[device.appID]?.contains(token) != true {
+            } else if apps[device.appID]??.pushes(to: device.platform) == true, let address = device.pushAddress,
+                      deadByApp[device.appID]?.contains(address) != true {
                 pushIndices.append(index)
             } else {
                 held.append(index)
@@ -103,8 +104,7 @@ public struct DeviceRouter: DeliveryChannel {
             let results = await push.deliver(pushIndices.map { batch[$0] })
             for (index, result) in zip(pushIndices, results) {
                 // A token that turned out dead leaves the inbox as the only way to the device.
-                if case .refused(let reason) = result.result,
-                   reason == "tokenInvalidated" || APNsReason(rawValue: reason)?.invalidatesToken == true {
+                if case .refused(let reason) = result.result, PushOutcome.invalidates(reason: reason) {
                     held.append(index)
                 } else {
                     outcomes[index] = result

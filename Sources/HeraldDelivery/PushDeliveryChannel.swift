@@ -5,7 +5,8 @@ import HeraldPush
 import HeraldStorage
 
 /// Delivers fired local notifications as alert pushes, as iOS presents a local notification when
-/// the app is not in the foreground. Apps without push settings have their occurrences recorded.
+/// the app is not in the foreground: through APNs, FCM or Web Push by the device's platform. Apps
+/// without settings for a device's platform have its occurrences recorded.
 public struct PushDeliveryChannel: DeliveryChannel {
     let gateway: PushGateway
     let store: any DeliveryStore
@@ -29,39 +30,29 @@ public struct PushDeliveryChannel: DeliveryChannel {
                 for index in indices { outcomes[index] = DeliveryOutcome(.push, .failed(DeliveryResult.storeUnavailable)) }
                 continue
             }
-            guard let app, app.push != nil else {
+            guard let app else {
                 for index in indices { outcomes[index] = .recorded }
                 continue
             }
-            var pushes: [APNsPush] = []
-            var pushIndices: [Int] = []
-            for index in indices {
-                let fired = batch[index]
-                guard let token = fired.device.token else {
-                    outcomes[index] = DeliveryOutcome(.none, .noDeviceToken)
-                    continue
-                }
-                guard let content = try? fired.content() else {
-                    outcomes[index] = DeliveryOutcome(.push, .refused(DeliveryResult.contentUnreadable))
-                    continue
-                }
-                do {
-                    let pushID = Self.pushID(for: fired.occurrence)
-                    pushes.append(try APNsPush(token: token, type: .alert, bundleID: app.id, id: pushID,
-                                               collapseID: Self.collapseID(for: fired.occurrence, pushID: pushID),
-                                               aps: content.aps, custom: content.userInfo ?? [:]))
-                    pushIndices.append(index)
-                } catch {
-                    outcomes[index] = DeliveryOutcome(.push, .refused(error.reason))
-                }
-            }
-            let results = await gateway.send(pushes, app: app)
+            let byPlatform = Dictionary(grouping: indices, by: { batch[$0].device.platform })
             var feedback: [FeedbackEvent] = []
-            for (index, result) in zip(pushIndices, results) {
-                outcomes[index] = DeliveryOutcome(.push, Self.result(of: result),
-                                                  apnsStatus: result.status, apnsID: result.apnsID)
-                if !result.succeeded || reportsSuccess {
-                    feedback.append(Self.feedback(for: batch[index], result: result))
+            for (platform, indices) in byPlatform {
+                guard app.pushes(to: platform) else {
+                    for index in indices { outcomes[index] = .recorded }
+                    continue
+                }
+                let sent: [(index: Int, outcome: PushOutcome)]
+                switch platform {
+                case .ios: sent = await sendAPNs(indices, of: batch, app: app, outcomes: &outcomes)
+                case .android: sent = await sendFCM(indices, of: batch, app: app, outcomes: &outcomes)
+                case .web: sent = await sendWebPush(indices, of: batch, app: app, outcomes: &outcomes)
+                }
+                for (index, result) in sent {
+                    outcomes[index] = DeliveryOutcome(.push, Self.result(of: result),
+                                                      apnsStatus: result.status, apnsID: result.apnsID)
+                    if !result.succeeded || reportsSuccess {
+                        feedback.append(Self.feedback(for: batch[index], result: result))
+                    }
                 }
             }
             // Retried for a while: the pushes went out, and their feedback must not be lost to a
@@ -69,6 +60,79 @@ public struct PushDeliveryChannel: DeliveryChannel {
             try? await retryingStoreCall(until: .now + Self.feedbackPatience) { try await store.recordFeedback(feedback) }
         }
         return outcomes
+    }
+
+    /// The occurrences' contents, or the final refusal of one that no longer decodes.
+    private func contents(_ indices: [Int], of batch: [FiredOccurrence], address: (Device) -> String?,
+                          outcomes: inout [DeliveryOutcome]) -> [(index: Int, address: String, content: NotificationContent)] {
+        var kept: [(index: Int, address: String, content: NotificationContent)] = []
+        for index in indices {
+            let fired = batch[index]
+            guard let address = address(fired.device) else {
+                outcomes[index] = DeliveryOutcome(.none, .noDeviceToken)
+                continue
+            }
+            guard let content = try? fired.content() else {
+                outcomes[index] = DeliveryOutcome(.push, .refused(DeliveryResult.contentUnreadable))
+                continue
+            }
+            kept.append((index, address, content))
+        }
+        return kept
+    }
+
+    private func sendAPNs(_ indices: [Int], of batch: [FiredOccurrence], app: App,
+                          outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
+        var pushes: [APNsPush] = []
+        var sent: [Int] = []
+        for (index, token, content) in contents(indices, of: batch, address: \.token, outcomes: &outcomes) {
+            do {
+                let pushID = Self.pushID(for: batch[index].occurrence)
+                pushes.append(try APNsPush(token: token, type: .alert, bundleID: app.id, id: pushID,
+                                           collapseID: Self.collapseID(for: batch[index].occurrence, pushID: pushID),
+                                           aps: content.aps, custom: content.userInfo ?? [:]))
+                sent.append(index)
+            } catch {
+                outcomes[index] = DeliveryOutcome(.push, .refused(error.reason))
+            }
+        }
+        return Array(zip(sent, await gateway.send(pushes, app: app)))
+    }
+
+    private func sendFCM(_ indices: [Int], of batch: [FiredOccurrence], app: App,
+                         outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
+        var messages: [FCMMessage] = []
+        var sent: [Int] = []
+        let now = Date()
+        for (index, token, content) in contents(indices, of: batch, address: \.fcmToken, outcomes: &outcomes) {
+            do {
+                messages.append(try FCMMessage(token: token, push: ChannelPush(content: content, occurrenceID: batch[index].occurrence.id),
+                                               now: now))
+                sent.append(index)
+            } catch {
+                outcomes[index] = DeliveryOutcome(.push, .refused(error.reason))
+            }
+        }
+        return Array(zip(sent, await gateway.send(messages, app: app)))
+    }
+
+    private func sendWebPush(_ indices: [Int], of batch: [FiredOccurrence], app: App,
+                             outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
+        var messages: [WebPushMessage] = []
+        var sent: [Int] = []
+        let now = Date()
+        for (index, _, content) in contents(indices, of: batch, address: \.webPush?.endpoint, outcomes: &outcomes) {
+            do {
+                guard let subscription = batch[index].device.webPush else { continue }
+                messages.append(try WebPushMessage(subscription: subscription,
+                                                   push: ChannelPush(content: content, occurrenceID: batch[index].occurrence.id),
+                                                   now: now))
+                sent.append(index)
+            } catch {
+                outcomes[index] = DeliveryOutcome(.push, .refused(error.reason))
+            }
+        }
+        return Array(zip(sent, await gateway.send(messages, app: app)))
     }
 
     /// How long a failing store is asked again to record a batch's feedback events.
@@ -79,6 +143,9 @@ public struct PushDeliveryChannel: DeliveryChannel {
     static func result(of outcome: PushOutcome) -> DeliveryResult {
         if outcome.succeeded { return .sent }
         let reason = outcome.reason ?? "HTTP\(outcome.status)"
+        // FCM's and Web Push's "wait" (429) and server errors outlasting the gateway's deadline
+        // are faults: the dispatcher tries them again later. APNs' reasons stay as they were.
+        if outcome.apnsReason == nil, outcome.status == 429 || outcome.status >= 500 { return .failed(reason) }
         return outcome.apnsReason != nil || (400..<500).contains(outcome.status) ? .refused(reason) : .failed(reason)
     }
 

@@ -48,8 +48,12 @@ extension PostgresStore {
         String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    static let deviceColumns = "d.app_id, d.id, d.time_zone, d.token, d.voip_token, d.locale, d.state, d.background_modes"
-    static let deviceColumnCount = 8
+    static let deviceColumns = """
+        d.app_id, d.id, d.time_zone, d.token, d.voip_token, d.locale, d.state, d.background_modes, d.platform, d.fcm_token,
+        d.web_push
+        """.replacingOccurrences(of: "\n", with: " ")
+    static let deviceColumnCount = 11
+    static let appColumns = "id, overflow, push, custom_kinds, fcm, web_push"
     static let notificationColumns = """
         n.app_id, n.device_id, n.id, n.fire_date, n.time_zone, n.repeat_unit, n.repeat_every, n.repeat_count,
         n.repeat_until, n.repeat_until_at, n.content, n.next_index, n.next_fire_at
@@ -64,15 +68,22 @@ extension PostgresStore {
         let push = try row.value(2, as: String?.self).map { try JSONDecoder().decode(PushSettings.self, from: Data($0.utf8)) }
         let customKinds = try row.value(3, as: String?.self)
             .map { try JSONDecoder().decode([CustomKind].self, from: Data($0.utf8)) } ?? []
+        let fcm = try row.value(4, as: String?.self).map { try JSONDecoder().decode(FCMSettings.self, from: Data($0.utf8)) }
+        let webPush = try row.value(5, as: String?.self)
+            .map { try JSONDecoder().decode(WebPushSettings.self, from: Data($0.utf8)) }
         return App(id: try row.value(0), overflow: OverflowPolicy(rawValue: try row.value(1)) ?? .reject, push: push,
-                   customKinds: customKinds)
+                   customKinds: customKinds, fcm: fcm, webPush: webPush)
     }
 
     static func device(from row: PostgresRandomAccessRow, offset: Int = 0) throws -> Device {
-        Device(appID: try row.value(offset), id: try row.value(offset + 1), timeZone: try row.value(offset + 2),
+        try Device(appID: try row.value(offset), id: try row.value(offset + 1), timeZone: try row.value(offset + 2),
                token: try row.value(offset + 3), voipToken: try row.value(offset + 4), locale: try row.value(offset + 5),
                state: LifecycleState(rawValue: try row.value(offset + 6)) ?? .notRunning,
-               backgroundModes: try row.value(offset + 7, as: String.self).split(separator: ",").map(String.init))
+               backgroundModes: try row.value(offset + 7, as: String.self).split(separator: ",").map(String.init),
+               platform: Platform(rawValue: try row.value(offset + 8, as: String.self)) ?? .ios,
+               fcmToken: try row.value(offset + 9),
+               webPush: try row.value(offset + 10, as: String?.self)
+                   .map { try JSONDecoder().decode(WebPushSubscription.self, from: Data($0.utf8)) })
     }
 
     /// The schedule of a row read with ``notificationColumns``, without decoding its content.

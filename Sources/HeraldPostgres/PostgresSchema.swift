@@ -244,6 +244,13 @@ enum PostgresSchema {
             // Every stream of the device reads them here (word between nodes can be lost; they cannot).
             "ALTER TABLE device_events ADD COLUMN live_events text",
         ]),
+        Migration(identifier: "v6: platforms: FCM and Web Push addresses on devices, their settings on apps", statements: [
+            "ALTER TABLE device ADD COLUMN platform text NOT NULL DEFAULT 'ios'",
+            "ALTER TABLE device ADD COLUMN fcm_token text",
+            "ALTER TABLE device ADD COLUMN web_push text",
+            "ALTER TABLE app ADD COLUMN fcm text",
+            "ALTER TABLE app ADD COLUMN web_push text",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, holding the advisory lock on one connection.

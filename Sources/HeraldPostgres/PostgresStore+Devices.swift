@@ -13,13 +13,16 @@ extension PostgresStore {
         let now = Date().millisecondsSince1970
         let push = try app.push.map(Self.json)
         let customKinds = try Self.json(app.customKinds)
+        let fcm = try app.fcm.map(Self.json)
+        let webPush = try app.webPush.map(Self.json)
         return try await transaction { connection in
             // xmax is 0 on a row this statement inserted, and set on one it updated.
             try await connection.row("""
-                INSERT INTO app (id, overflow, push, custom_kinds, created_at, updated_at)
-                VALUES (\(app.id), \(app.overflow.rawValue), \(push), \(customKinds), \(now), \(now))
+                INSERT INTO app (id, overflow, push, custom_kinds, fcm, web_push, created_at, updated_at)
+                VALUES (\(app.id), \(app.overflow.rawValue), \(push), \(customKinds), \(fcm), \(webPush), \(now), \(now))
                 ON CONFLICT (id) DO UPDATE SET overflow = excluded.overflow, push = excluded.push,
-                    custom_kinds = excluded.custom_kinds, updated_at = excluded.updated_at
+                    custom_kinds = excluded.custom_kinds, fcm = excluded.fcm, web_push = excluded.web_push,
+                    updated_at = excluded.updated_at
                 RETURNING (xmax = 0)
                 """, logger: self.logger)?.value(0, as: Bool.self) ?? false
         }
@@ -27,7 +30,7 @@ extension PostgresStore {
 
     public func app(id: String) async throws -> App? {
         try await read { connection in
-            try await connection.row("SELECT id, overflow, push, custom_kinds FROM app WHERE id = \(id)", logger: self.logger)
+            try await connection.row("SELECT \(unescaped: Self.appColumns) FROM app WHERE id = \(id)", logger: self.logger)
                 .map(Self.app(from:))
         }
     }
@@ -43,6 +46,7 @@ extension PostgresStore {
     public func saveDevice(_ device: Device, now: Date) async throws -> DeviceSaveResult {
         let at = now.millisecondsSince1970
         let modes = device.backgroundModes.joined(separator: ",")
+        let webPush = try device.webPush.map(Self.json)
         let (entries, created) = try await transaction { connection -> ([TimerEntry], Bool) in
             guard try await connection.row("SELECT 1 FROM app WHERE id = \(device.appID) FOR KEY SHARE", logger: self.logger) != nil else {
                 throw HeraldError.appNotFound(device.appID)
@@ -52,17 +56,19 @@ extension PostgresStore {
                 """, logger: self.logger)?.value(0, as: String.self)
             let created = try await connection.row("""
                 INSERT INTO device (app_id, id, time_zone, token, voip_token, locale, state, background_modes,
-                    created_at, updated_at)
+                    platform, fcm_token, web_push, created_at, updated_at)
                 VALUES (\(device.appID), \(device.id), \(device.timeZone), \(device.token), \(device.voipToken),
-                    \(device.locale), \(device.state.rawValue), \(modes), \(at), \(at))
+                    \(device.locale), \(device.state.rawValue), \(modes), \(device.platform.rawValue), \(device.fcmToken),
+                    \(webPush), \(at), \(at))
                 ON CONFLICT (app_id, id) DO UPDATE SET time_zone = excluded.time_zone, token = excluded.token,
                     voip_token = excluded.voip_token, locale = excluded.locale, state = excluded.state,
-                    background_modes = excluded.background_modes, updated_at = excluded.updated_at
+                    background_modes = excluded.background_modes, platform = excluded.platform,
+                    fcm_token = excluded.fcm_token, web_push = excluded.web_push, updated_at = excluded.updated_at
                 RETURNING (xmax = 0)
                 """, logger: self.logger)?.value(0, as: Bool.self) ?? false
             // Registering a token again means the app got it anew from the OS: it is valid again,
             // and an APNs refusal timestamped before now cannot kill it.
-            for token in [device.token, device.voipToken].compactMap({ $0 }) {
+            for token in device.registeredAddresses {
                 try await connection.run("DELETE FROM invalid_token WHERE app_id = \(device.appID) AND token = \(token)",
                                          logger: self.logger)
                 try await connection.run("""

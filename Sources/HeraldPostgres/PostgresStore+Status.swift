@@ -70,11 +70,12 @@ extension PostgresStore {
                 FROM device d LEFT JOIN device_events e ON e.app_id = d.app_id AND e.device_id = d.id
                 WHERE d.app_id = \(appID) ORDER BY d.id LIMIT \(limit)
                 """, logger: self.logger).map { row in
-                let backlog = try AcknowledgedBacklog(storedQueue: try row.value(10, as: String?.self),
-                                                      unacknowledged: try row.value(11, as: String?.self),
-                                                      handedSequence: try row.value(12, as: Int64?.self))
-                return DeviceStatus(device: try Self.device(from: row), pendingNotifications: Int(try row.value(8, as: Int64.self)),
-                                    inbox: Int(try row.value(9, as: Int64.self)), eventBacklog: backlog.pendingCount)
+                let next = Self.deviceColumnCount
+                let backlog = try AcknowledgedBacklog(storedQueue: try row.value(next + 2, as: String?.self),
+                                                      unacknowledged: try row.value(next + 3, as: String?.self),
+                                                      handedSequence: try row.value(next + 4, as: Int64?.self))
+                return DeviceStatus(device: try Self.device(from: row), pendingNotifications: Int(try row.value(next, as: Int64.self)),
+                                    inbox: Int(try row.value(next + 1, as: Int64.self)), eventBacklog: backlog.pendingCount)
             }
         }
     }

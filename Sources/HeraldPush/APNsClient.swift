@@ -19,7 +19,7 @@ import Synchronization
 public final class APNsClient: Sendable {
     public let appID: String
     public let settings: PushSettings
-    private let pool: APNsConnectionPool
+    private let pool: PushConnectionPool
     /// The provider tokens this client signs with (shared with other apps on the same key); nil
     /// for certificate auth.
     public let providerTokens: ProviderTokenSource?
@@ -72,7 +72,7 @@ public final class APNsClient: Sendable {
         self.loops = loops ?? HTTP2EventLoops(count: 1, name: "apns \(appID)")
         ownsLoops = loops == nil
         authority = endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
-        pool = APNsConnectionPool(host: endpoint.host, port: endpoint.port, tls: credential, loops: self.loops, size: poolSize,
+        pool = PushConnectionPool(host: endpoint.host, port: endpoint.port, tls: credential, loops: self.loops, size: poolSize,
                                   events: events)
     }
 
@@ -214,31 +214,8 @@ public final class APNsClient: Sendable {
                                 sharedHeaders: blocks.first { $0.kind == kind }?.block, uniqueHeaders: [("apns-id", push.id)],
                                 body: payload!.bytes)
         }
-        let shares: [(HTTP2ClientConnection, Int)]
-        do {
-            shares = try await pool.assign(requests.count, avoiding: Set(due.compactMap(\.avoid)), limit: limit)
-        } catch {
-            let failure = error as? HTTP2Error ?? .connectFailed("\(error)")
-            return due.map { _ in Answer(result: .failure(failure)) }
-        }
-        // A cancelled caller (a request timeout, a shutdown) cancels the round's streams.
-        let cancellation = HTTP2Cancellation()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[Answer], Never>) in
-                let join = AnswerJoin(count: requests.count, continuation: continuation)
-                var start = 0
-                for (connection, count) in shares {
-                    let range = start..<(start + count)
-                    start += count
-                    let id = ObjectIdentifier(connection)
-                    cancellation.add(connection.send(Array(requests[range]), timeout: limit) { results in
-                        join.deliver(results.map { Answer(result: $0, connection: id, providerToken: providerToken) },
-                                     at: range.lowerBound)
-                    })
-                }
-            }
-        } onCancel: {
-            cancellation.cancel()
+        return await pool.send(requests, avoiding: Set(due.compactMap(\.avoid)), limit: limit).map {
+            Answer(result: $0.result, connection: $0.connection, providerToken: providerToken)
         }
     }
 
@@ -347,26 +324,5 @@ public final class APNsClient: Sendable {
         case .cancelled: reason = .cancelled
         }
         return reason.rawValue
-    }
-}
-
-/// Gathers the answers of one attempt round from several connections' loops and resumes the
-/// round's one continuation when the last arrives.
-private final class AnswerJoin<Answer: Sendable>: Sendable {
-    private let state: Mutex<(answers: [Answer?], missing: Int, continuation: CheckedContinuation<[Answer], Never>?)>
-
-    init(count: Int, continuation: CheckedContinuation<[Answer], Never>) {
-        state = Mutex((Array(repeating: nil, count: count), count, continuation))
-    }
-
-    func deliver(_ answers: [Answer], at offset: Int) {
-        let finished = state.withLock { state -> ([Answer], CheckedContinuation<[Answer], Never>)? in
-            for (index, answer) in answers.enumerated() { state.answers[offset + index] = answer }
-            state.missing -= answers.count
-            guard state.missing == 0, let continuation = state.continuation else { return nil }
-            state.continuation = nil
-            return (state.answers.map { $0! }, continuation)
-        }
-        if let (answers, continuation) = finished { continuation.resume(returning: answers) }
     }
 }

@@ -26,9 +26,14 @@ public struct PushCredentialPolicy: Sendable, Equatable {
                                "push.environment \(settings.environment) is not among the configured push.allowedEnvironments")
             }
         }
+        try check(files: settings.filePaths)
+    }
+
+    /// Refuses a file outside the credentials directory, when one is configured.
+    public func check(files: [String]) throws(HeraldError) {
         if let credentialsDirectory {
             let root = Self.resolved(credentialsDirectory)
-            for path in settings.filePaths {
+            for path in files {
                 let target = Self.resolved(path)
                 guard target.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
                     throw .invalid("credentialPathNotAllowed",

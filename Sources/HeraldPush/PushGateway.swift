@@ -5,10 +5,12 @@ import HeraldHTTP2
 import Logging
 import Metrics
 
-/// The push engine: one ``APNsClient`` per app and environment, and the rules around sending.
+/// The push engine: per app, one ``APNsClient`` (iOS), one ``FCMClient`` (Android) and one
+/// ``WebPushClient`` (web), and the rules around sending that hold for all three.
 ///
-/// Tokens APNs declared dead are never sent to again (until the device registers them anew), and
-/// each newly dead token is recorded with a `token.invalid` feedback event.
+/// Addresses a service declared dead (an APNs or FCM token, a Web Push endpoint) are never sent to
+/// again (until the device registers them anew), and each newly dead one is recorded with a
+/// `token.invalid` feedback event.
 public actor PushGateway {
     public struct Configuration: Sendable {
         /// The longest one push may take, retries included.
@@ -34,6 +36,12 @@ public actor PushGateway {
     private let configuration: Configuration
     private let logger: Logger
     private var clients: [String: APNsClient] = [:]
+    private var fcmClients: [String: FCMClient] = [:]
+    private var webPushClients: [String: WebPushClient] = [:]
+    /// One FCM access token per service account, whichever apps use it.
+    private let accessTokens = OAuthTokenSources()
+    /// Connections to the Web Push services, per origin, shared by every app.
+    private let webPushPools: WebPushPools
     /// One provider token per signing key, whichever apps and settings use it.
     private let tokenSources = ProviderTokenSources()
     /// The event loops every app's connections share, one per core.
@@ -48,6 +56,7 @@ public actor PushGateway {
         self.ledger = ledger
         self.configuration = configuration
         self.logger = logger
+        webPushPools = WebPushPools(loops: loops, connectionsPerOrigin: configuration.connectionsPerApp)
     }
 
     /// The client for an app's current settings; a settings change replaces it.
@@ -90,7 +99,7 @@ public actor PushGateway {
     public nonisolated func send(_ pushes: [APNsPush], app: App) async -> [PushOutcome] {
         let started = ContinuousClock.now
         let results = await sendUnrecorded(pushes, app: app)
-        metrics.record(results, of: pushes, app: app.id, elapsed: .now - started)
+        metrics.record(results, types: pushes.map(\.type.rawValue), platform: .ios, app: app.id, elapsed: .now - started)
         activity.record(results.reduce(into: [:]) { $0[$1.result, default: 0] += 1 }, app: app.id)
         return results
     }
@@ -170,9 +179,108 @@ public actor PushGateway {
         return results
     }
 
+    // MARK: FCM and Web Push
+
+    /// The FCM client for an app's current settings; a settings change replaces it.
+    public func fcmClient(for app: App) async throws(HeraldError) -> FCMClient {
+        guard let settings = app.fcm else { throw .invalid("fcmNotConfigured", "app '\(app.id)' has no fcm settings") }
+        if let existing = fcmClients[app.id], existing.settings == settings { return existing }
+        try configuration.credentialPolicy.check(files: settings.filePaths)
+        do {
+            let (poolSize, accessTokens, loops) = (configuration.connectionsPerApp, self.accessTokens, self.loops)
+            let client = try await loops.run {
+                try FCMClient(appID: app.id, settings: settings, poolSize: poolSize, tokenSources: accessTokens, loops: loops)
+            }
+            if let existing = fcmClients[app.id], existing.settings == settings {
+                await client.close()
+                return existing
+            }
+            if let old = fcmClients.updateValue(client, forKey: app.id) { await old.close() }
+            return client
+        } catch let error as HeraldError {
+            throw error
+        } catch {
+            throw .invalid("invalidFCMServiceAccount", "cannot load the fcm settings of '\(app.id)': \(error)")
+        }
+    }
+
+    /// The Web Push client for an app's current settings.
+    public func webPushClient(for app: App) throws(HeraldError) -> WebPushClient {
+        guard let settings = app.webPush else { throw .invalid("webPushNotConfigured", "app '\(app.id)' has no webPush settings") }
+        if let existing = webPushClients[app.id], existing.settings == settings { return existing }
+        try configuration.credentialPolicy.check(files: settings.caFile.map { [$0] } ?? [])
+        do {
+            let client = try WebPushClient(appID: app.id, settings: settings, pools: webPushPools)
+            webPushClients[app.id] = client
+            return client
+        } catch let error as HeraldError {
+            throw error
+        } catch {
+            throw .invalid("invalidWebPushSettings", "cannot load the webPush settings of '\(app.id)'")
+        }
+    }
+
+    /// Sends FCM messages for one app; one outcome per message, in order. Statuses are FCM's own
+    /// when it answered; otherwise Herald's, as for APNs.
+    public nonisolated func send(_ messages: [FCMMessage], app: App, validateOnly: Bool = false) async -> [PushOutcome] {
+        await sendOnChannel(messages.map(\.token), platform: .android, types: messages.map(\.kind.rawValue), app: app) { (live: [Int]) async throws(HeraldError) -> [PushOutcome] in
+            let client = try await self.fcmClient(for: app)
+            return await client.send(live.map { messages[$0] }, timeout: self.configuration.timeout, validateOnly: validateOnly)
+        }
+    }
+
+    /// Sends Web Push messages for one app; one outcome per message, its `token` the endpoint.
+    public nonisolated func send(_ messages: [WebPushMessage], app: App) async -> [PushOutcome] {
+        await sendOnChannel(messages.map(\.subscription.endpoint), platform: .web, types: messages.map(\.kind.rawValue),
+                            app: app) { (live: [Int]) async throws(HeraldError) -> [PushOutcome] in
+            let client = try await self.webPushClient(for: app)
+            return await client.send(live.map { messages[$0] }, timeout: self.configuration.timeout)
+        }
+    }
+
+    /// The rules every channel shares: known-dead addresses are not sent to, newly dead ones are
+    /// recorded in the ledger, and the outcomes are counted by platform.
+    private nonisolated func sendOnChannel(_ addresses: [String], platform: Platform, types: [String], app: App,
+                                           send: ([Int]) async throws(HeraldError) -> [PushOutcome]) async -> [PushOutcome] {
+        let started = ContinuousClock.now
+        let dead = await ledger.invalid(appID: app.id, among: Set(addresses))
+        var outcomes = [PushOutcome?](repeating: nil, count: addresses.count)
+        var live: [Int] = []
+        for (index, address) in addresses.enumerated() {
+            if dead.contains(address) {
+                outcomes[index] = PushOutcome(token: address, status: 410, reason: HeraldPushReason.tokenInvalidated.rawValue,
+                                              attempts: 0)
+            } else {
+                live.append(index)
+            }
+        }
+        if !live.isEmpty {
+            do {
+                for (index, outcome) in zip(live, try await send(live)) { outcomes[index] = outcome }
+            } catch {
+                for index in live { outcomes[index] = PushOutcome(token: addresses[index], status: 422, reason: error.reason, attempts: 0) }
+            }
+        }
+        let results = outcomes.map { $0! }
+        for outcome in results where outcome.invalidatesAddress && outcome.attempts > 0 {
+            let invalidated = await ledger.invalidate(InvalidToken(appID: app.id, token: outcome.token, reason: outcome.reason ?? "",
+                                                                   apnsTimestamp: nil, invalidatedAt: Date()))
+            logger.notice(invalidated ? "\(platform.rawValue) address invalidated" : "\(platform.rawValue) address kept: registered again",
+                          metadata: ["app": "\(app.id)", "token": "\(DeviceRules.redacted(token: outcome.token))",
+                                     "reason": "\(outcome.reason ?? "")"])
+        }
+        metrics.record(results, types: types, platform: platform, app: app.id, elapsed: .now - started)
+        activity.record(results.reduce(into: [:]) { $0[$1.result, default: 0] += 1 }, app: app.id)
+        return results
+    }
+
     public func shutdown() async {
         for client in clients.values { await client.close() }
         clients.removeAll()
+        for client in fcmClients.values { await client.close() }
+        fcmClients.removeAll()
+        await accessTokens.closeAll()
+        await webPushPools.closeAll()
         await loops.shutdown()
     }
 }

@@ -14,36 +14,36 @@ import Synchronization
 /// - `herald_apns_open_connections{app}`, `herald_provider_tokens_signed_total` (read at scrape)
 final class PushMetrics: Sendable {
     private struct OutcomeKey: Hashable {
-        var app: String, type: String, result: PushOutcome.Result, reason: String
+        var app: String, platform: Platform, type: String, result: PushOutcome.Result, reason: String
     }
 
     private let outcomes = Mutex<[OutcomeKey: Counter]>([:])
-    private let perApp = Mutex<[String: (duration: Metrics.Timer, retries: Counter, goAways: Counter)]>([:])
+    private let perApp = Mutex<[[String]: (duration: Metrics.Timer, retries: Counter, goAways: Counter)]>([:])
     private let connects = Mutex<[[String]: Counter]>([:])
     private let openConnections = Mutex<[String: Gauge]>([:])
     private let signed = Counter(label: "herald_provider_tokens_signed_total")
     private let signedReported = Mutex(0)
 
     /// One batch's outcomes for `app`, which took `elapsed`.
-    func record(_ results: [PushOutcome], of pushes: [APNsPush], app: String, elapsed: Duration) {
+    func record(_ results: [PushOutcome], types: [String], platform: Platform, app: String, elapsed: Duration) {
         var counts: [OutcomeKey: Int] = [:]
         var retries = 0
-        for (outcome, push) in zip(results, pushes) {
-            counts[OutcomeKey(app: app, type: push.type.rawValue, result: outcome.result, reason: outcome.boundedReason),
+        for (outcome, type) in zip(results, types) {
+            counts[OutcomeKey(app: app, platform: platform, type: type, result: outcome.result, reason: outcome.boundedReason),
                    default: 0] += 1
             retries += max(0, outcome.attempts - 1)
         }
         let counters = outcomes.withLock { outcomes in
             counts.map { key, count in
                 let counter = outcomes[key] ?? Counter(label: "herald_pushes_total", dimensions: [
-                    ("app", key.app), ("push_type", key.type), ("outcome", key.result.rawValue), ("reason", key.reason),
+                    ("app", key.app), ("platform", key.platform.rawValue), ("push_type", key.type), ("outcome", key.result.rawValue), ("reason", key.reason),
                 ])
                 outcomes[key] = counter
                 return (counter, count)
             }
         }
         for (counter, count) in counters { counter.increment(by: count) }
-        let metrics = appMetrics(app)
+        let metrics = appMetrics(app, platform: platform)
         for _ in results { metrics.duration.recordNanoseconds(elapsed.clampedNanoseconds) }
         if retries > 0 { metrics.retries.increment(by: retries) }
     }
@@ -61,7 +61,7 @@ final class PushMetrics: Sendable {
 
     /// A connection of `app` that the server sent GOAWAY on.
     func receivedGoAway(app: String) {
-        appMetrics(app).goAways.increment()
+        appMetrics(app, platform: .ios).goAways.increment()
     }
 
     /// Gauges and totals read at scrape time.
@@ -80,14 +80,15 @@ final class PushMetrics: Sendable {
         if delta > 0 { signed.increment(by: delta) }
     }
 
-    private func appMetrics(_ app: String) -> (duration: Metrics.Timer, retries: Counter, goAways: Counter) {
+    private func appMetrics(_ app: String, platform: Platform) -> (duration: Metrics.Timer, retries: Counter, goAways: Counter) {
         perApp.withLock { perApp in
-            if let metrics = perApp[app] { return metrics }
-            let metrics = (duration: Metrics.Timer(label: "herald_push_duration_seconds", dimensions: [("app", app)],
+            if let metrics = perApp[[app, platform.rawValue]] { return metrics }
+            let dimensions = [("app", app), ("platform", platform.rawValue)]
+            let metrics = (duration: Metrics.Timer(label: "herald_push_duration_seconds", dimensions: dimensions,
                                                    preferredDisplayUnit: .seconds),
-                           retries: Counter(label: "herald_push_retries_total", dimensions: [("app", app)]),
+                           retries: Counter(label: "herald_push_retries_total", dimensions: dimensions),
                            goAways: Counter(label: "herald_apns_goaways_total", dimensions: [("app", app)]))
-            perApp[app] = metrics
+            perApp[[app, platform.rawValue]] = metrics
             return metrics
         }
     }

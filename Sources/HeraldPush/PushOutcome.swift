@@ -13,9 +13,12 @@ public struct PushOutcome: Hashable, Sendable {
     public var timestamp: Int64?
     /// How many times it was sent.
     public var attempts: Int
+    /// The service's own words on a refusal (FCM's `error.message`), when it gave any.
+    public var detail: String?
 
     public init(token: String, status: Int, apnsID: String? = nil, reason: String? = nil, timestamp: Int64? = nil,
-                attempts: Int = 1) {
+                attempts: Int = 1, detail: String? = nil) {
+        self.detail = detail
         self.token = token
         self.status = status
         self.apnsID = apnsID
@@ -24,7 +27,22 @@ public struct PushOutcome: Hashable, Sendable {
         self.attempts = attempts
     }
 
-    public var succeeded: Bool { status == 200 }
+    /// Accepted: APNs' and FCM's 200, a Web Push service's 201.
+    public var succeeded: Bool { (200..<300).contains(status) }
+
+    /// Whether a stored refusal reason says the address was dead (so the inbox is the only way
+    /// left): Herald's `tokenInvalidated`, or a service's reason that invalidates it.
+    public static func invalidates(reason: String) -> Bool {
+        reason == HeraldPushReason.tokenInvalidated.rawValue || APNsReason(rawValue: reason)?.invalidatesToken == true
+            || reason == FCMReason.unregistered || reason == WebPushReason.subscriptionGone
+    }
+
+    /// Whether the answer means the address is dead and must not be sent to again: APNs'
+    /// `Unregistered` or `BadDeviceToken`, FCM's `UNREGISTERED` (or `INVALID_ARGUMENT` on the
+    /// token), a Web Push service's 404 or 410.
+    public var invalidatesAddress: Bool {
+        apnsReason?.invalidatesToken == true || FCMReason.invalidatesToken(self) || reason == WebPushReason.subscriptionGone
+    }
 
     /// What happened, in the few words metrics and the status page count by.
     public enum Result: String, Sendable, CaseIterable {
@@ -43,8 +61,9 @@ public struct PushOutcome: Hashable, Sendable {
     }
 
     public var result: Result {
-        switch status {
-        case 200: .accepted
+        if invalidatesAddress { return .unregistered }
+        return switch status {
+        case 200..<300: .accepted
         case 410: .unregistered
         case 422: .invalid
         case 504: .timedOut
@@ -64,7 +83,10 @@ public struct PushOutcome: Hashable, Sendable {
     /// and the refusals of push settings that do not load (422).
     static let heraldReasons: Set<String> = Set(HeraldPushReason.allCases.map(\.rawValue)).union([
         "pushNotConfigured", "invalidPushCredentials", "invalidPushEnvironment", "pushEnvironmentNotAllowed",
-        "credentialPathNotAllowed",
+        "credentialPathNotAllowed", "fcmNotConfigured", "webPushNotConfigured", "invalidFCMServiceAccount", "invalidFCMSettings",
+        "invalidWebPushSettings", "payloadTooLarge", FCMReason.unregistered, FCMReason.invalidArgument, FCMReason.senderIDMismatch,
+        FCMReason.quotaExceeded, "RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "THIRD_PARTY_AUTH_ERROR", FCMReason.oauthTokenRefused,
+        FCMReason.oauthTokenUnavailable, WebPushReason.subscriptionGone, WebPushReason.vapidRefused, WebPushReason.tooManyRequests,
     ])
 
     /// The typed APNs reason, when APNs gave one this gateway knows.

@@ -8,12 +8,28 @@ import Hummingbird
 /// - `GET /inbox/{token}`: `{"token": t, "notifications": [InboxEntry]}`, oldest first
 /// - `DELETE /inbox` and `DELETE /inbox/{token}`: 204
 /// - `GET /faults` and `PUT /faults`: the `SandboxFaults` JSON; PUT replaces them all
+/// - `GET /fcm/inbox/{token}`: `{"address": t, "messages": [ChannelEntry]}`
+/// - `POST /fcm/revoke`: forgets every FCM access token issued (the next send is a 401)
+/// - `POST /webpush/subscriptions` `{"prefix": "gone"}`: a new subscription, as the browser's
+///   `PushSubscription.toJSON()`
+/// - `GET /webpush/inbox/{id}`: what the subscription received, decrypted
 ///
 /// Errors use the Herald API's shape, `{"error": {"reason", "message"}}`, so the same client
 /// code reads both.
 struct SandboxAdminRoutes: Sendable {
     let inboxes: DeviceInboxes
     let faults: SharedFaults
+    let channelInboxes: ChannelInboxes
+    let fcm: FCMService
+    let webPush: WebPushService
+    /// The sandbox's own origin, where subscriptions point.
+    let origin: @Sendable () -> String
+
+    struct ChannelInbox: Codable {
+        var address: String
+        var messages: [ChannelEntry]
+        var refusals: Int
+    }
 
     /// Faults are a few hundred bytes; a megabyte leaves room for long token lists.
     static let maximumBodyBytes = 1 << 20
@@ -58,6 +74,29 @@ struct SandboxAdminRoutes: Sendable {
         router.delete("inbox/:token") { _, context in
             inboxes.clear(token: try context.parameters.require("token"))
             return Response(status: .noContent)
+        }
+        let (channelInboxes, fcm, webPush, origin) = (self.channelInboxes, self.fcm, self.webPush, self.origin)
+        router.get("fcm/inbox/:token") { _, context in
+            let token = try context.parameters.require("token")
+            return Self.json(ChannelInbox(address: token, messages: channelInboxes.inbox(token), refusals: channelInboxes.refusals(token)))
+        }
+        router.post("fcm/revoke") { _, _ in
+            fcm.revokeAccessTokens()
+            return Response(status: .noContent)
+        }
+        router.post("webpush/subscriptions") { request, _ in
+            struct Body: Decodable { var prefix: String? }
+            let bytes = try await request.body.collect(upTo: Self.maximumBodyBytes)
+            let body = bytes.readableBytes == 0 ? Body() : try? JSONDecoder().decode(Body.self, from: Data(bytes.readableBytesView))
+            let prefix = body?.prefix ?? ""
+            guard prefix.utf8.allSatisfy({ $0 >= 97 && $0 <= 122 }) else {
+                return Self.error(.badRequest, reason: "invalidPrefix", message: "prefix must be lowercase letters")
+            }
+            return Self.json(try webPush.subscribe(origin: origin(), prefix: prefix), status: .created)
+        }
+        router.get("webpush/inbox/:id") { _, context in
+            let id = try context.parameters.require("id")
+            return Self.json(ChannelInbox(address: id, messages: channelInboxes.inbox(id), refusals: channelInboxes.refusals(id)))
         }
         router.get("faults") { _, _ in
             Self.json(faults.current)

@@ -23,6 +23,8 @@ public struct SandboxConfiguration: Sendable {
     public var inboxCapacity: Int
     /// APNs refuses provider tokens older than an hour.
     public var maximumTokenAge: TimeInterval
+    /// Service-account key files (Google's JSON) whose assertions the FCM token endpoint accepts.
+    public var fcmServiceAccounts: [String]
 
     /// The key id the committed dev key (`Certs/dev-apns-key.p8`) signs with.
     public static let devKeyID = "DEVKEY0001"
@@ -46,5 +48,6 @@ public struct SandboxConfiguration: Sendable {
         self.faults = faults
         self.inboxCapacity = inboxCapacity
         self.maximumTokenAge = maximumTokenAge
+        self.fcmServiceAccounts = ["\(directory)/dev-fcm-service-account.json"]
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldCrypto
 import HeraldHTTP2
 import Logging
@@ -11,7 +12,9 @@ public final class SandboxGateway: Sendable {
     public let configuration: SandboxConfiguration
     private let logger: Logger
     private let inboxes: DeviceInboxes
+    private let channelInboxes: ChannelInboxes
     private let sharedFaults: SharedFaults
+    private let services = Mutex<(fcm: FCMService, webPush: WebPushService)?>(nil)
     private let running = Mutex<Running?>(nil)
     private let boundPorts = Mutex<(tls: Int, admin: Int)>((0, 0))
 
@@ -24,6 +27,7 @@ public final class SandboxGateway: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.inboxes = DeviceInboxes(capacity: configuration.inboxCapacity)
+        self.channelInboxes = ChannelInboxes(capacity: configuration.inboxCapacity)
         self.sharedFaults = SharedFaults(configuration.faults)
     }
 
@@ -53,9 +57,22 @@ public final class SandboxGateway: Sendable {
             }
         }
 
+        var accounts: [String: (projectID: String, key: RS256Key)] = [:]
+        for path in configuration.fcmServiceAccounts {
+            guard let data = FileManager.default.contents(atPath: path) else { throw SandboxError.missingFile(path) }
+            do {
+                let account = try FCMSettings.ServiceAccount.parse(data)
+                accounts[account.clientEmail] = (account.projectID, try RS256Key(pem: account.privateKey))
+            } catch {
+                throw SandboxError.unreadableKey(keyID: "fcm service account", path: path, detail: "\(error)")
+            }
+        }
+        let fcm = FCMService(accounts: accounts, inboxes: channelInboxes, logger: logger)
+        let webPush = WebPushService(inboxes: channelInboxes, logger: logger)
+        services.withLock { $0 = (fcm, webPush) }
         let responder = SandboxResponder(
             validator: PushRequestValidator(keys: keys, maximumTokenAge: configuration.maximumTokenAge),
-            inboxes: inboxes, faults: sharedFaults, logger: logger)
+            inboxes: inboxes, faults: sharedFaults, fcm: fcm, webPush: webPush, logger: logger)
         let tls = TLSServerConfiguration(certificateFile: configuration.certificateFile, keyFile: configuration.keyFile,
                                          clientCAFile: configuration.clientCAFile, requireClientCertificate: false)
         // Bodies past the VoIP limit are still read, so that they get APNs' 413, not a reset.
@@ -67,7 +84,9 @@ public final class SandboxGateway: Sendable {
         let admin = SandboxAdminServer()
         let adminPort: Int
         do {
-            let routes = SandboxAdminRoutes(inboxes: inboxes, faults: sharedFaults)
+            let host = configuration.host
+            let routes = SandboxAdminRoutes(inboxes: inboxes, faults: sharedFaults, channelInboxes: channelInboxes, fcm: fcm,
+                                            webPush: webPush, origin: { [weak self] in "https://\(host):\(self?.port ?? 0)" })
             adminPort = try await admin.start(host: configuration.adminHost, port: configuration.adminPort,
                                               router: routes.makeRouter(), logger: logger)
         } catch {
@@ -90,6 +109,24 @@ public final class SandboxGateway: Sendable {
             "listen": "\(configuration.host):\(server.port)", "admin": "\(configuration.adminHost):\(adminPort)",
         ])
     }
+
+    /// What the Android installation with this FCM token received, oldest first.
+    public func fcmInbox(token: String) -> [ChannelEntry] { channelInboxes.inbox(token) }
+
+    /// What the browser with this subscription id received (decrypted), oldest first.
+    public func webPushInbox(subscription id: String) -> [ChannelEntry] { channelInboxes.inbox(id) }
+
+    /// Requests to an FCM token or a subscription id that were refused.
+    public func channelRefusals(address: String) -> Int { channelInboxes.refusals(address) }
+
+    /// A new Web Push subscription on this sandbox, as a browser would get one (after `start()`).
+    public func subscribe(prefix: String = "") throws -> WebPushSubscription {
+        guard let webPush = services.withLock({ $0?.webPush }) else { throw SandboxError.notStarted }
+        return try webPush.subscribe(origin: "https://\(configuration.host):\(port)", prefix: prefix)
+    }
+
+    /// Forgets every FCM access token issued, so the next send with one is a 401.
+    public func revokeFCMAccessTokens() { services.withLock { $0?.fcm.revokeAccessTokens() } }
 
     /// What the device with this token received, oldest first.
     public func inbox(token: String) -> [InboxEntry] {

@@ -11,8 +11,13 @@ final class SandboxResponder: Sendable {
     private let faults: SharedFaults
     private let streamLimits = StreamLimitRaiser()
     private let logger: Logger
+    private let fcm: FCMService
+    private let webPush: WebPushService
 
-    init(validator: PushRequestValidator, inboxes: DeviceInboxes, faults: SharedFaults, logger: Logger) {
+    init(validator: PushRequestValidator, inboxes: DeviceInboxes, faults: SharedFaults, fcm: FCMService, webPush: WebPushService,
+         logger: Logger) {
+        self.fcm = fcm
+        self.webPush = webPush
         self.validator = validator
         self.inboxes = inboxes
         self.faults = faults
@@ -30,6 +35,9 @@ final class SandboxResponder: Sendable {
         if faults.latencyMilliseconds > 0 {
             try? await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
         }
+        // FCM and Web Push share the port, told apart by path as the real hosts are by name.
+        if FCMService.handles(request.path) { return fcm.respond(to: request) }
+        if request.path.hasPrefix(WebPushService.pathPrefix) { return webPush.respond(to: request) }
         let now = Date()
         let push: ValidatedPush
         do {

@@ -10,8 +10,13 @@ extension SQLiteStore {
         return encoder
     }()
 
-    static let deviceColumns = "app_id, id, time_zone, token, voip_token, locale, state, background_modes"
-    static let deviceColumnsAliased = "d.app_id, d.id, d.time_zone, d.token, d.voip_token, d.locale, d.state, d.background_modes"
+    static let deviceColumns = "app_id, id, time_zone, token, voip_token, locale, state, background_modes, platform, fcm_token, web_push"
+    static let deviceColumnsAliased = """
+        d.app_id, d.id, d.time_zone, d.token, d.voip_token, d.locale, d.state, d.background_modes, d.platform, d.fcm_token,
+        d.web_push
+        """.replacingOccurrences(of: "\n", with: " ")
+    static let deviceColumnCount = 11
+    static let appColumns = "id, overflow, push, custom_kinds, fcm, web_push"
     static let notificationColumns = """
         n.app_id, n.device_id, n.id, n.fire_date, n.time_zone, n.repeat_unit, n.repeat_every, n.repeat_count,
         n.repeat_until, n.content, n.next_index, n.next_fire_at
@@ -26,14 +31,21 @@ extension SQLiteStore {
     static func app(from row: Row) throws -> App {
         let push = try (row[2] as String?).map { try JSONDecoder().decode(PushSettings.self, from: Data($0.utf8)) }
         let customKinds = try (row[3] as String?).map { try JSONDecoder().decode([CustomKind].self, from: Data($0.utf8)) } ?? []
-        return App(id: row[0], overflow: OverflowPolicy(rawValue: row[1]) ?? .reject, push: push, customKinds: customKinds)
+        let fcm = try (row[4] as String?).map { try JSONDecoder().decode(FCMSettings.self, from: Data($0.utf8)) }
+        let webPush = try (row[5] as String?).map { try JSONDecoder().decode(WebPushSettings.self, from: Data($0.utf8)) }
+        return App(id: row[0], overflow: OverflowPolicy(rawValue: row[1]) ?? .reject, push: push, customKinds: customKinds,
+                   fcm: fcm, webPush: webPush)
     }
 
     static func device(from row: Row, offset: Int = 0) throws -> Device {
-        Device(appID: row[offset], id: row[offset + 1], timeZone: row[offset + 2], token: row[offset + 3],
-               voipToken: row[offset + 4], locale: row[offset + 5],
-               state: LifecycleState(rawValue: row[offset + 6]) ?? .notRunning,
-               backgroundModes: (row[offset + 7] as String).split(separator: ",").map(String.init))
+        let webPush = try (row[offset + 10] as String?).map {
+            try JSONDecoder().decode(WebPushSubscription.self, from: Data($0.utf8))
+        }
+        return Device(appID: row[offset], id: row[offset + 1], timeZone: row[offset + 2], token: row[offset + 3],
+                      voipToken: row[offset + 4], locale: row[offset + 5],
+                      state: LifecycleState(rawValue: row[offset + 6]) ?? .notRunning,
+                      backgroundModes: (row[offset + 7] as String).split(separator: ",").map(String.init),
+                      platform: Platform(rawValue: row[offset + 8]) ?? .ios, fcmToken: row[offset + 9], webPush: webPush)
     }
 
     static func notification(from row: Row) throws -> LocalNotification {

@@ -228,6 +228,15 @@ extension SQLiteStore {
         migrator.registerMigration("v12: live system events kept until acknowledged") { db in
             try db.execute(sql: "ALTER TABLE device_events ADD COLUMN live_events TEXT")
         }
+        migrator.registerMigration("v13: platforms: FCM and Web Push addresses on devices, their settings on apps") { db in
+            try db.execute(sql: """
+                ALTER TABLE device ADD COLUMN platform TEXT NOT NULL DEFAULT 'ios';
+                ALTER TABLE device ADD COLUMN fcm_token TEXT;
+                ALTER TABLE device ADD COLUMN web_push TEXT;
+                ALTER TABLE app ADD COLUMN fcm TEXT;
+                ALTER TABLE app ADD COLUMN web_push TEXT;
+                """)
+        }
         return migrator
     }
 }

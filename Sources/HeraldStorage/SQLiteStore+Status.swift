@@ -57,8 +57,10 @@ extension SQLiteStore {
                 FROM device d LEFT JOIN device_events e ON e.app_id = d.app_id AND e.device_id = d.id
                 WHERE d.app_id = ? ORDER BY d.id LIMIT ?
                 """, arguments: [appID, limit]).map { row in
-                let backlog = try AcknowledgedBacklog(storedQueue: row[10], unacknowledged: row[11], handedSequence: row[12])
-                return DeviceStatus(device: try Self.device(from: row), pendingNotifications: row[8], inbox: row[9],
+                let next = Self.deviceColumnCount
+                let backlog = try AcknowledgedBacklog(storedQueue: row[next + 2], unacknowledged: row[next + 3],
+                                                      handedSequence: row[next + 4])
+                return DeviceStatus(device: try Self.device(from: row), pendingNotifications: row[next], inbox: row[next + 1],
                                     eventBacklog: backlog.pendingCount)
             }
         }

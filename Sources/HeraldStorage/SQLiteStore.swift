@@ -88,20 +88,24 @@ public final class SQLiteStore: HeraldStore {
         let now = Date().millisecondsSince1970
         let push = try app.push.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
         let customKinds = String(decoding: try Self.encoder.encode(app.customKinds), as: UTF8.self)
+        let fcm = try app.fcm.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
+        let webPush = try app.webPush.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
         return try await pool.write { db in
             let existed = try Bool.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [app.id]) ?? false
             try db.execute(sql: """
-                INSERT INTO app (id, overflow, push, custom_kinds, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO app (id, overflow, push, custom_kinds, fcm, web_push, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET overflow = excluded.overflow, push = excluded.push,
-                    custom_kinds = excluded.custom_kinds, updated_at = excluded.updated_at
-                """, arguments: [app.id, app.overflow.rawValue, push, customKinds, now, now])
+                    custom_kinds = excluded.custom_kinds, fcm = excluded.fcm, web_push = excluded.web_push,
+                    updated_at = excluded.updated_at
+                """, arguments: [app.id, app.overflow.rawValue, push, customKinds, fcm, webPush, now, now])
             return !existed
         }
     }
 
     public func app(id: String) async throws -> App? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT id, overflow, push, custom_kinds FROM app WHERE id = ?", arguments: [id]).map(Self.app(from:))
+            try Row.fetchOne(db, sql: "SELECT \(Self.appColumns) FROM app WHERE id = ?", arguments: [id]).map(Self.app(from:))
         }
     }
 
@@ -122,19 +126,21 @@ public final class SQLiteStore: HeraldStore {
             }
             let previousZone = try String.fetchOne(
                 db, sql: "SELECT time_zone FROM device WHERE app_id = ? AND id = ?", arguments: [device.appID, device.id])
+            let webPush = try device.webPush.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
             try db.execute(sql: """
                 INSERT INTO device (app_id, id, time_zone, token, voip_token, locale, state, background_modes,
-                    created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    platform, fcm_token, web_push, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(app_id, id) DO UPDATE SET time_zone = excluded.time_zone, token = excluded.token,
                     voip_token = excluded.voip_token, locale = excluded.locale, state = excluded.state,
-                    background_modes = excluded.background_modes, updated_at = excluded.updated_at
+                    background_modes = excluded.background_modes, platform = excluded.platform,
+                    fcm_token = excluded.fcm_token, web_push = excluded.web_push, updated_at = excluded.updated_at
                 """, arguments: [device.appID, device.id, device.timeZone, device.token, device.voipToken,
                                  device.locale, device.state.rawValue, device.backgroundModes.joined(separator: ","),
-                                 nowMilliseconds, nowMilliseconds])
-            // Registering a token again means the app got it anew from the OS: it is valid again,
-            // and an APNs refusal timestamped before now cannot kill it.
-            for token in [device.token, device.voipToken].compactMap({ $0 }) {
+                                 device.platform.rawValue, device.fcmToken, webPush, nowMilliseconds, nowMilliseconds])
+            // Registering an address again means the app got it anew from the OS or the browser:
+            // it is valid again, and a refusal timestamped before now cannot kill it.
+            for token in device.registeredAddresses {
                 try db.execute(sql: "DELETE FROM invalid_token WHERE app_id = ? AND token = ?", arguments: [device.appID, token])
                 try db.execute(sql: """
                     INSERT INTO token_registration (app_id, token, registered_at) VALUES (?, ?, ?)

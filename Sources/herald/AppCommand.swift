@@ -30,6 +30,14 @@ struct AppCommand: AsyncParsableCommand {
             let reply = try await options.client.send("GET", "/v1/apps/\(app)")
             if options.json { return reply.printJSON() }
             print("app \(cell(reply.object["id"])) (overflow: \(cell(reply.object["overflow"])))")
+            if let fcm = reply.object["fcm"] as? [String: Any] {
+                print("fcm: project \(cell(fcm["projectId"])), service account \(cell(fcm["clientEmail"]))")
+            }
+            if let webPush = reply.object["webPush"] as? [String: Any] {
+                print("web push: subject \(cell(webPush["subject"]))")
+                // What a page passes to pushManager.subscribe as applicationServerKey.
+                print("VAPID public key: \(cell(webPush["vapidPublicKey"]))")
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `herald device put|show|delete APP DEVICE`.
 struct DeviceCommand: AsyncParsableCommand {
@@ -12,7 +13,10 @@ struct DeviceCommand: AsyncParsableCommand {
         @Argument(help: "App bundle id.") var app: String
         @Argument(help: "Device id.") var device: String
         @Option(help: "IANA time zone the device is in, e.g. Europe/Paris.") var timeZone: String
+        @Option(help: "ios (APNs), android (FCM) or web (Web Push); ios by default.") var platform: String?
         @Option(help: "APNs device token (hex).") var token: String?
+        @Option(help: "FCM registration token, for --platform android.") var fcmToken: String?
+        @Option(help: "A file holding the browser's PushSubscription.toJSON(), for --platform web.") var webPush: String?
         @Option(help: "APNs VoIP token (hex).") var voipToken: String?
         @Option(help: "Locale, e.g. fr_FR.") var locale: String?
         @Option(name: .customLong("background-mode"), help: "remote-notification, voip or fetch; repeat for several.")
@@ -20,7 +24,16 @@ struct DeviceCommand: AsyncParsableCommand {
 
         func run() async throws {
             var body: [String: Any] = ["timeZone": timeZone]
+            if let platform { body["platform"] = platform }
             if let token { body["token"] = token }
+            if let fcmToken { body["fcmToken"] = fcmToken }
+            if let webPush {
+                guard let data = FileManager.default.contents(atPath: webPush),
+                      let subscription = try? JSONSerialization.jsonObject(with: data) else {
+                    throw ValidationError("--web-push must name a file holding the subscription's JSON")
+                }
+                body["webPush"] = subscription
+            }
             if let voipToken { body["voipToken"] = voipToken }
             if let locale { body["locale"] = locale }
             if !backgroundModes.isEmpty { body["backgroundModes"] = backgroundModes }
@@ -40,8 +53,14 @@ struct DeviceCommand: AsyncParsableCommand {
             let reply = try await options.client.send("GET", "/v1/apps/\(app)/devices/\(device)")
             if options.json { return reply.printJSON() }
             let object = reply.object
-            var table = Table("DEVICE", "TIME ZONE", "STATE", "TOKEN", "LOCALE")
-            table.add(cell(object["id"]), cell(object["timeZone"]), cell(object["state"]), cell(object["token"]),
+            var table = Table("DEVICE", "PLATFORM", "TIME ZONE", "STATE", "ADDRESS", "LOCALE")
+            // The address its platform's push service knows it by.
+            let address: Any? = switch object["platform"] as? String {
+            case "android": object["fcmToken"]
+            case "web": (object["webPush"] as? [String: Any])?["endpoint"]
+            default: object["token"]
+            }
+            table.add(cell(object["id"]), cell(object["platform"]), cell(object["timeZone"]), cell(object["state"]), cell(address),
                       cell(object["locale"]))
             print(table.render())
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldCrypto
 import HeraldSandbox
 import HeraldScheduler
 import Hummingbird
@@ -103,12 +104,27 @@ struct ServeCommand: AsyncParsableCommand {
         await sandbox?.shutdown()
     }
 
-    /// Points `appID` at the local sandbox with the committed dev key, keeping its other settings.
+    /// Points `appID` at the local sandbox with the committed dev keys, keeping its other settings:
+    /// APNs with the dev `.p8`, FCM with the dev service account (its token endpoint the sandbox's),
+    /// and Web Push with a VAPID key pair of its own and the sandbox as an allowed push service.
     private func registerDemoApp(_ appID: String, sandboxPort: Int, certs: String, server: HeraldServer) async throws {
         var app = try await server.store.app(id: appID) ?? App(id: appID)
-        app.push = PushSettings(environment: "https://127.0.0.1:\(sandboxPort)", caFile: "\(certs)/dev-ca.pem",
+        let sandbox = "https://127.0.0.1:\(sandboxPort)"
+        app.push = PushSettings(environment: sandbox, caFile: "\(certs)/dev-ca.pem",
                                 auth: .token(teamId: "DEVTEAM001", keyId: SandboxConfiguration.devKeyID,
                                              key: .file("\(certs)/dev-apns-key.p8")))
+        if let data = FileManager.default.contents(atPath: "\(certs)/dev-fcm-service-account.json") {
+            var account = try FCMSettings.ServiceAccount.parse(data)
+            account.tokenURI = "\(sandbox)/token"
+            app.fcm = FCMSettings(serviceAccount: .content(account), endpoint: sandbox, caFile: "\(certs)/dev-ca.pem")
+        }
+        if app.webPush?.vapidPrivateKey == nil {
+            let key = try ES256Key.generate()
+            app.webPush = WebPushSettings(subject: "mailto:dev@herald.invalid", vapidPrivateKey: try key.privateKeyPEM(),
+                                          vapidPublicKey: Base64URL.encode(try key.publicKeyPoint))
+        }
+        app.webPush?.caFile = "\(certs)/dev-ca.pem"
+        app.webPush?.allowedHosts = ["127.0.0.1"]
         _ = try await server.store.saveApp(app)
         FileHandle.standardOutput.write(Data("herald demo app \(appID) pushes to the sandbox\n".utf8))
     }

@@ -32,8 +32,8 @@ struct NotificationBody: Decodable {
     /// The largest badge number iOS shows.
     static let maximumBadge = 99_999
 
-    /// Validates the content part.
-    func content() throws(HeraldError) -> NotificationContent {
+    /// Validates the content part for a device on `platform`.
+    func content(for platform: Platform, notificationID: String) throws(HeraldError) -> NotificationContent {
         guard let alert else { throw .invalid("missingAlert", "alert is required, with at least a body") }
         guard let body = alert.body, !body.isEmpty else {
             throw .invalid("missingAlert", "alert.body is required and must not be empty")
@@ -47,8 +47,10 @@ struct NotificationBody: Decodable {
         let content = NotificationContent(alert: .init(title: alert.title, subtitle: alert.subtitle, body: body),
                                           sound: sound, badge: badge, category: category, threadId: threadId,
                                           userInfo: userInfo)
-        // The alert push it becomes must fit APNs' limit, checked now rather than when it fires.
+        // The alert push it becomes must fit APNs' limit (and the device's own service's, when
+        // that is another), checked now rather than when it fires.
         _ = try content.alertPayload()
+        try content.checkFits(platform, notificationID: notificationID)
         return content
     }
 

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldCrypto
 import HeraldPush
 import HeraldStorage
 import Hummingbird
@@ -59,13 +60,57 @@ struct AppRoutes {
         if let settings = body.push {
             push = try await acceptedSettings(settings, appID: id, principal: context.principal)
         }
-        let app = App(id: id, overflow: overflow, push: push, customKinds: customKinds)
-        if push != nil {
-            // Loading the credentials now refuses a missing or broken key before anything is stored.
-            _ = try await gateway.client(for: app)
+        let stored = try await services.store.app(id: id)
+        let fcm = try body.fcm.map { settings throws(HeraldError) in try acceptedSettings(settings, principal: context.principal) }
+        let webPush = try body.webPush.map { settings throws(HeraldError) in
+            try acceptedSettings(settings, stored: stored?.webPush, principal: context.principal)
         }
+        let app = App(id: id, overflow: overflow, push: push, customKinds: customKinds, fcm: fcm, webPush: webPush)
+        // Loading the credentials now refuses a missing or broken key before anything is stored.
+        if push != nil { _ = try await gateway.client(for: app) }
+        if fcm != nil { _ = try await gateway.fcmClient(for: app) }
+        if webPush != nil { _ = try await gateway.webPushClient(for: app) }
         let created = try await services.store.saveApp(app)
         return try Response.json(AppResource(app), status: created ? .created : .ok)
+    }
+
+    /// FCM settings as they will be stored: an app key uploads the service account as content,
+    /// for Google's endpoints; only an admin names files, other endpoints or a CA.
+    private func acceptedSettings(_ settings: FCMSettings, principal: Principal) throws(HeraldError) -> FCMSettings {
+        if !principal.isAdministrator, let field = try settings.adminOnlyFields().first {
+            throw HeraldError.forbidden("only an admin key may set \(field); an app key uploads the service account as content")
+        }
+        try settings.validate()
+        return settings
+    }
+
+    /// Web Push settings as they will be stored, with the app's VAPID key pair: the one uploaded
+    /// (admin only), else the one already stored, else a new one.
+    private func acceptedSettings(_ settings: WebPushSettings, stored: WebPushSettings?,
+                                  principal: Principal) throws(HeraldError) -> WebPushSettings {
+        if !principal.isAdministrator, let field = settings.adminOnlyFields.first {
+            throw HeraldError.forbidden("only an admin key may set \(field) in webPush settings")
+        }
+        try settings.validate()
+        var accepted = settings
+        let key: ES256Key
+        do {
+            if let pem = settings.vapidPrivateKey {
+                key = try ES256Key(pem: pem)
+                guard key.isPrivate else { throw HeraldError.invalid("invalidWebPushSettings", "vapidPrivateKey is a public key") }
+            } else if let pem = stored?.vapidPrivateKey {
+                key = try ES256Key(pem: pem)
+            } else {
+                key = try ES256Key.generate()
+            }
+            accepted.vapidPrivateKey = try key.privateKeyPEM()
+            accepted.vapidPublicKey = Base64URL.encode(try key.publicKeyPoint)
+        } catch let error as HeraldError {
+            throw error
+        } catch {
+            throw .invalid("invalidWebPushSettings", "webPush.vapidPrivateKey must be a PKCS#8 PEM EC P-256 private key")
+        }
+        return accepted
     }
 
     /// The settings as they will be stored: refused (403) when an app key names what only an

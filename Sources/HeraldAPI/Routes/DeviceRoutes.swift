@@ -11,9 +11,9 @@ struct DeviceRoutes {
             let appID = try context.parameters.identifier("app")
             let id = try context.parameters.identifier("device")
             let body = try await services.body.decode(DeviceBody.self, from: request)
-            _ = try await services.existingApp(appID)
+            let app = try await services.existingApp(appID)
             let state = try await services.store.device(appID: appID, id: id)?.state ?? .notRunning
-            let device = try body.device(appID: appID, id: id, state: state)
+            let device = try body.device(app: app, id: id, state: state)
             let result = try await services.store.saveDevice(device, now: services.clock.now())
             await services.engine.arm(result.rearmed)
             return try Response.json(DeviceResource(device), status: result.created ? .created : .ok)

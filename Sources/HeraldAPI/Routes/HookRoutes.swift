@@ -108,8 +108,11 @@ struct HookRoutes {
             do {
                 let app = try await services.existingApp(definition.app)
                 let sender = PushSender(services: services, gateway: gateway)
+                let channel = Swift.Result { () throws(HeraldError) -> ChannelPush in
+                    try ChannelPush(type: push.type, aps: push.aps, custom: push.data, collapseID: push.collapseID)
+                }
                 let results = await sender.send(app: app, type: push.type, tokens: push.tokens, devices: push.devices,
-                                                index: 0) { token throws(HeraldError) in
+                                                index: 0, channel: channel) { token throws(HeraldError) in
                     try APNsPush(token: token, type: push.type, bundleID: app.id, collapseID: push.collapseID,
                                  aps: push.aps, custom: push.data)
                 }

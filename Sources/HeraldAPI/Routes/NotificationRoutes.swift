@@ -19,7 +19,7 @@ struct NotificationRoutes {
             let id = try body.notificationID()
             let deviceZone = try DeviceRules.timeZone(device.timeZone)
             let schedule = try body.schedule(deviceTimeZone: deviceZone)
-            let content = try body.content()
+            let content = try body.content(for: device.platform, notificationID: id)
             let now = services.clock.now()
             let next = try schedule.firstOccurrence(after: now, deviceTimeZone: deviceZone)
             let notification = LocalNotification(appID: device.appID, deviceID: device.id, id: id,
@@ -83,8 +83,8 @@ struct NotificationRoutes {
         router.post("\(base)/present") { request, context in
             let device = try await device(context)
             let body = try await services.body.decode(NotificationBody.self, from: request)
-            let content = try body.content()
             let id = try body.notificationID()
+            let content = try body.content(for: device.platform, notificationID: id)
             let delivery = try await services.engine.present(content, notificationID: id, device: device)
             return try Response.json(["delivery": DeliveryResource(delivery)])
         }

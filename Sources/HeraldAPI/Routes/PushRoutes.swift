@@ -92,8 +92,12 @@ struct PushRoutes {
         guard let aps = entry.aps else { return [refusal(.invalid("missingField", "aps is required"), status: 422)] }
 
         let sender = PushSender(services: services, gateway: gateway)
+        let channel = Swift.Result { () throws(HeraldError) -> ChannelPush in
+            try ChannelPush(type: type, aps: aps, custom: entry.data ?? [:], collapseID: entry.collapseId,
+                            expiration: entry.expiration, priority: entry.priority, id: entry.id)
+        }
         return await sender.send(app: app, type: type, tokens: entry.tokens ?? [], devices: entry.devices ?? [], index: index,
-                                 sharedID: entry.id != nil) {
+                                 sharedID: entry.id != nil, channel: channel) {
             token throws(HeraldError) in
             try APNsPush(token: token, type: type, bundleID: app.id, topic: entry.topic, priority: entry.priority,
                          expiration: entry.expiration, id: entry.id, collapseID: entry.collapseId, aps: aps,

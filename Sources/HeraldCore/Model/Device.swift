@@ -39,10 +39,20 @@ public struct Device: Hashable, Sendable {
     public var state: LifecycleState
     /// Background modes the app declared: `remote-notification`, `voip`, `fetch`.
     public var backgroundModes: [String]
+    /// Which push service reaches it: APNs (`token`), FCM (`fcmToken`) or Web Push (`webPush`).
+    public var platform: Platform
+    /// The FCM registration token of an Android installation.
+    public var fcmToken: String?
+    /// The push subscription of a web installation.
+    public var webPush: WebPushSubscription?
 
     public init(appID: String, id: String, timeZone: String, token: String? = nil, voipToken: String? = nil,
-                locale: String? = nil, state: LifecycleState = .notRunning, backgroundModes: [String] = []) {
+                locale: String? = nil, state: LifecycleState = .notRunning, backgroundModes: [String] = [],
+                platform: Platform = .ios, fcmToken: String? = nil, webPush: WebPushSubscription? = nil) {
         self.backgroundModes = backgroundModes
+        self.platform = platform
+        self.fcmToken = fcmToken
+        self.webPush = webPush
         self.appID = appID
         self.id = id
         self.timeZone = timeZone
@@ -50,6 +60,21 @@ public struct Device: Hashable, Sendable {
         self.voipToken = voipToken
         self.locale = locale
         self.state = state
+    }
+
+    /// Where its platform's push service reaches it, and the key the token ledger knows it by:
+    /// the APNs token, the FCM token, or the Web Push endpoint. nil when it has none.
+    public var pushAddress: String? {
+        switch platform {
+        case .ios: return token
+        case .android: return fcmToken
+        case .web: return webPush?.endpoint
+        }
+    }
+
+    /// Every address registered for it, VoIP token included: each is valid again once registered.
+    public var registeredAddresses: [String] {
+        [token, voipToken, fcmToken, webPush?.endpoint].compactMap { $0 }
     }
 }
 
@@ -98,6 +123,18 @@ public enum DeviceRules {
             throw .invalid("invalidToken", "\(field) must be an even number (16–200) of hex digits")
         }
         return lower
+    }
+
+    /// An FCM registration token: 1–4,096 characters of the token alphabet (letters, digits, `-_:.`).
+    public static func fcmToken(_ text: String) throws(HeraldError) -> String {
+        guard !text.isEmpty, text.utf8.count <= 4096,
+              text.utf8.allSatisfy({ b in
+                  (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 45 || b == 95 || b == 58 || b == 46
+              })
+        else {
+            throw .invalid("invalidFcmToken", "fcmToken must be an FCM registration token (letters, digits, -_:.)")
+        }
+        return text
     }
 
     /// A locale identifier such as `fr_FR` or `en-US`.

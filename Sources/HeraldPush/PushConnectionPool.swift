@@ -1,7 +1,7 @@
 import HeraldHTTP2
 import Synchronization
 
-/// A few multiplexed HTTP/2 connections to one APNs endpoint, opened on demand and replaced when
+/// A few multiplexed HTTP/2 connections to one push endpoint (APNs, FCM, a Web Push service), opened on demand and replaced when
 /// they die. A batch is spread over them by free streams (the server's MAX_CONCURRENT_STREAMS
 /// less what each carries); a new connection opens only when every open one is full, up to `size`.
 ///
@@ -9,7 +9,7 @@ import Synchronization
 /// - a fresh connection's one-stream start (APNs allows one stream until the first answer) counts
 ///   as room, not as full, so a burst on a new pool waits for the limit to rise;
 /// - a resend after GOAWAY or REFUSED_STREAM avoids the connection that did not process it.
-final class APNsConnectionPool: Sendable {
+final class PushConnectionPool: Sendable {
     private struct State {
         var connections: [HTTP2ClientConnection] = []
         var opening: Task<HTTP2ClientConnection, any Error>?
@@ -119,6 +119,42 @@ final class APNsConnectionPool: Sendable {
     /// What a connection in its one-stream start is expected to take (APNs raises 1 to about 1,000).
     static let startingRoom = 500
 
+    /// One request's answer in a round, and the connection that carried it.
+    struct Answer: Sendable {
+        var result: Result<HTTP2Response, HTTP2Error>
+        var connection: ObjectIdentifier?
+    }
+
+    /// Sends `requests` once, split over the pool's connections, and waits for every answer (each
+    /// bounded by `limit` on its loop): one continuation for the round, none per request. A
+    /// cancelled caller cancels the round's streams.
+    func send(_ requests: [HTTP2Request], avoiding: Set<ObjectIdentifier> = [], limit: Duration) async -> [Answer] {
+        let shares: [(HTTP2ClientConnection, Int)]
+        do {
+            shares = try await assign(requests.count, avoiding: avoiding, limit: limit)
+        } catch {
+            let failure = error as? HTTP2Error ?? .connectFailed("\(error)")
+            return requests.map { _ in Answer(result: .failure(failure)) }
+        }
+        let cancellation = HTTP2Cancellation()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<[Answer], Never>) in
+                let join = AnswerJoin(count: requests.count, continuation: continuation)
+                var start = 0
+                for (connection, count) in shares {
+                    let range = start..<(start + count)
+                    start += count
+                    let id = ObjectIdentifier(connection)
+                    cancellation.add(connection.send(Array(requests[range]), timeout: limit) { results in
+                        join.deliver(results.map { Answer(result: $0, connection: id) }, at: range.lowerBound)
+                    })
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
     var openConnections: Int { state.withLock { $0.connections.filter(\.isUsable).count } }
 
     /// Closes every connection and waits until each one's loop let go of it.
@@ -128,5 +164,26 @@ final class APNsConnectionPool: Sendable {
             return state.connections
         }
         for connection in closing { await connection.shutdown() }
+    }
+}
+
+/// Gathers the answers of one attempt round from several connections' loops and resumes the
+/// round's one continuation when the last arrives.
+private final class AnswerJoin<Answer: Sendable>: Sendable {
+    private let state: Mutex<(answers: [Answer?], missing: Int, continuation: CheckedContinuation<[Answer], Never>?)>
+
+    init(count: Int, continuation: CheckedContinuation<[Answer], Never>) {
+        state = Mutex((Array(repeating: nil, count: count), count, continuation))
+    }
+
+    func deliver(_ answers: [Answer], at offset: Int) {
+        let finished = state.withLock { state -> ([Answer], CheckedContinuation<[Answer], Never>)? in
+            for (index, answer) in answers.enumerated() { state.answers[offset + index] = answer }
+            state.missing -= answers.count
+            guard state.missing == 0, let continuation = state.continuation else { return nil }
+            state.continuation = nil
+            return (state.answers.map { $0! }, continuation)
+        }
+        if let (answers, continuation) = finished { continuation.resume(returning: answers) }
     }
 }
