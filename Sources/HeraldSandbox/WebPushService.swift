@@ -69,7 +69,7 @@ final class WebPushService: Sendable {
             inboxes.noteRefusal(id)
             return Self.answer(400, "Urgency must be very-low, low, normal or high")
         }
-        if let topic = request.header("topic"), topic.count > 32 || WebPushSubscription.decodeBase64URL(topic) == nil {
+        if let topic = request.header("topic"), topic.isEmpty || topic.utf8.count > 32 || !topic.utf8.allSatisfy(Self.isBase64URL) {
             inboxes.noteRefusal(id)
             return Self.answer(400, "Topic must be at most 32 base64url characters")
         }
@@ -104,6 +104,11 @@ final class WebPushService: Sendable {
         inboxes.append(ChannelEntry(address: id, receivedAt: Date(), message: message, headers: headers, id: location))
         logger.info("web push accepted", metadata: ["subscription": "\(id)"])
         return HTTP2Response(status: 201, headers: [("location", location)])
+    }
+
+    /// RFC 8030 §5.4: a topic uses the URL- and filename-safe base64 alphabet.
+    static func isBase64URL(_ byte: UInt8) -> Bool {
+        (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57) || byte == 45 || byte == 95
     }
 
     static func answer(_ status: Int, _ text: String) -> HTTP2Response {

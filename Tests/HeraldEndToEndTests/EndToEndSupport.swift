@@ -257,6 +257,7 @@ struct JSONObject: @unchecked Sendable {
     func string(_ key: String) -> String? { raw[key] as? String }
     func int(_ key: String) -> Int? { (raw[key] as? NSNumber)?.intValue }
     func bool(_ key: String) -> Bool? { (raw[key] as? NSNumber)?.boolValue }
+    func double(_ key: String) -> Double? { (raw[key] as? NSNumber)?.doubleValue }
     func object(_ key: String) -> JSONObject? { (raw[key] as? [String: Any]).map(JSONObject.init) }
     func objects(_ key: String) -> [JSONObject] { (raw[key] as? [[String: Any]] ?? []).map(JSONObject.init) }
     func strings(_ key: String) -> [String] { raw[key] as? [String] ?? [] }
