@@ -65,6 +65,9 @@ public final class FCMClient: Sendable {
     /// Connections currently open.
     public var openConnections: Int { pool.openConnections }
 
+    /// The access token sends use now (fetched when there is none): `herald doctor` checks it.
+    public func accessToken() async throws -> AccessToken { try await tokens.token() }
+
     /// Sends messages, retrying what is safe to retry, never waiting past `timeout`. One outcome
     /// per message, in order; `validateOnly` asks FCM to check without delivering (`herald doctor`).
     public func send(_ messages: [FCMMessage], timeout: Duration, validateOnly: Bool = false) async -> [PushOutcome] {

@@ -32,19 +32,27 @@ public struct PushDoctor: Sendable {
     let loops: HTTP2EventLoops
     let timeout: Duration
 
+    /// The gateway's FCM access tokens, shared for the same reason.
+    let accessTokens: OAuthTokenSources
+
     public init(policy: PushCredentialPolicy, tokenSources: ProviderTokenSources, loops: HTTP2EventLoops,
-                timeout: Duration = .seconds(10)) {
+                accessTokens: OAuthTokenSources = OAuthTokenSources(), timeout: Duration = .seconds(10)) {
+        self.accessTokens = accessTokens
         self.policy = policy
         self.tokenSources = tokenSources
         self.loops = loops
         self.timeout = timeout
     }
 
-    /// Runs every check in order; a failed check skips those that depend on it.
+    /// Runs every check in order, for each service the app has settings for (APNs, FCM, Web
+    /// Push); a failed check skips those that depend on it.
     public func examine(_ app: App) async -> [Check] {
         var list = CheckList()
-        await examine(app, into: &list)
-        return list.checks
+        if app.push != nil || (app.fcm == nil && app.webPush == nil) { await examine(app, into: &list) }
+        var checks = list.checks
+        if let fcm = app.fcm { checks += await examineFCM(app, settings: fcm) }
+        if let webPush = app.webPush { checks += examineWebPush(webPush) }
+        return checks
     }
 
     /// The checks so far; a failure marks the ones after it skipped.
@@ -66,7 +74,7 @@ public struct PushDoctor: Sendable {
     /// The checks that need no connection, then ``probe(_:settings:endpoint:with:into:)``.
     private func examine(_ app: App, into list: inout CheckList) async {
         guard let settings = app.push else {
-            list.fail("settings", "app '\(app.id)' has no push settings: PUT /v1/apps/\(app.id) with a push object")
+            list.fail("settings", "app '\(app.id)' has no push settings: PUT /v1/apps/\(app.id) with a push, fcm or webPush object")
             return
         }
         let endpoint: (host: String, port: Int)

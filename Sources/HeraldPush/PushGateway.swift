@@ -100,13 +100,13 @@ public actor PushGateway {
         let started = ContinuousClock.now
         let results = await sendUnrecorded(pushes, app: app)
         metrics.record(results, types: pushes.map(\.type.rawValue), platform: .ios, app: app.id, elapsed: .now - started)
-        activity.record(results.reduce(into: [:]) { $0[$1.result, default: 0] += 1 }, app: app.id)
+        activity.record(results.reduce(into: [:]) { $0[$1.result, default: 0] += 1 }, app: app.id, platform: .ios)
         return results
     }
 
     /// Checks an app's push settings end to end under this gateway's credential policy.
     public nonisolated var doctor: PushDoctor {
-        PushDoctor(policy: configuration.credentialPolicy, tokenSources: tokenSources, loops: loops)
+        PushDoctor(policy: configuration.credentialPolicy, tokenSources: tokenSources, loops: loops, accessTokens: accessTokens)
     }
 
     /// Gauges read at scrape time: open connections per app, provider tokens signed.
@@ -270,7 +270,7 @@ public actor PushGateway {
                                      "reason": "\(outcome.reason ?? "")"])
         }
         metrics.record(results, types: types, platform: platform, app: app.id, elapsed: .now - started)
-        activity.record(results.reduce(into: [:]) { $0[$1.result, default: 0] += 1 }, app: app.id)
+        activity.record(results.reduce(into: [:]) { $0[$1.result, default: 0] += 1 }, app: app.id, platform: platform)
         return results
     }
 

@@ -5,7 +5,7 @@ import Foundation
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check an app's push settings end to end: credentials, provider token, DNS, HTTP/2 with TLS to APNs.",
+        abstract: "Check an app's push settings end to end: APNs (credentials, provider token, DNS, HTTP/2 with TLS), FCM (service account, access token, a validate_only send) and Web Push (VAPID keys, subject).",
         discussion: "The server runs the checks with the app's stored settings and sends one probe push to a made-up device token. Exits 1 when a check fails.")
 
     @OptionGroup var options: ClientOptions

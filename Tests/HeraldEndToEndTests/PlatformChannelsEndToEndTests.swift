@@ -304,4 +304,53 @@ struct PlatformChannelsEndToEndTests {
             }
         }
     }
+
+    @Test("herald doctor checks the FCM settings (account, access token, a validate_only send) and the Web Push keys")
+    func doctorChecksFCMAndWebPush() async throws {
+        try await withScratch { scratch in
+            try await withSandboxedHerald(yaml: SandboxedHerald.configuration(in: scratch), in: scratch) { herald in
+                let environment = ["HERALD_SERVER": herald.baseURL, "HERALD_API_KEY": WebhookE2E.adminKey]
+                let healthy = try await runHerald(["doctor", "--app", WebhookE2E.app], environment: environment, in: scratch)
+                #expect(healthy.succeeded, "\(healthy)")
+                for check in ["fcm.settings", "fcm.accessToken", "fcm.send", "webPush.subject", "webPush.vapidKeys"] {
+                    #expect(healthy.stdout.contains("ok    \(check):"), "\(check): \(healthy)")
+                }
+                // A service account the token endpoint does not know: refused, in plain words.
+                let demo = try await herald.api("GET", "/v1/apps/\(WebhookE2E.app)")
+                let sandbox = try #require(demo.json.object("fcm")?.string("endpoint"))
+                let stranger: [String: Any] = [
+                    "type": "service_account", "project_id": "stranger", "client_email": "stranger@stranger.iam.gserviceaccount.com",
+                    "private_key": try String(contentsOfFile: TestCertificates.path("dev-client.key"), encoding: .utf8),
+                    "token_uri": sandbox + "/token",
+                ]
+                let put = try await herald.api("PUT", "/v1/apps/com.example.stranger", json: [
+                    "fcm": ["serviceAccount": stranger, "endpoint": sandbox, "caFile": TestCertificates.path("dev-ca.pem")],
+                ])
+                try #require(put.status == 201, "\(put.text)")
+                let refused = try await runHerald(["doctor", "--app", "com.example.stranger"], environment: environment, in: scratch)
+                #expect(refused.status == 1, "\(refused)")
+                #expect(refused.stdout.contains("FAIL  fcm.accessToken:"), "\(refused)")
+                #expect(refused.stdout.contains("skip  fcm.send:"), "\(refused)")
+            }
+        }
+    }
+
+    @Test("the status pages show each installation's platform and chart pushes per minute by platform")
+    func statusPagesShowPlatforms() async throws {
+        try await withScratch { scratch in
+            try await withSandboxedHerald(yaml: SandboxedHerald.configuration(in: scratch), in: scratch) { herald in
+                try await herald.registerAndroid("pixel", fcmToken: "fcm-pixel-0004")
+                try await herald.registerWeb("laptop", subscription: try await herald.subscribe().json)
+                let results = try await herald.pushAlert(toDevices: ["pixel", "laptop"])
+                #expect(results.allSatisfy { ($0.int("status") ?? 0) / 100 == 2 }, "\(results.map(\.raw))")
+                let app = try await herald.api("GET", "/ui/apps/\(WebhookE2E.app)")
+                #expect(app.status == 200)
+                #expect(app.text.contains("data-device=\"pixel\" data-platform=\"android\""), "\(app.text)")
+                #expect(app.text.contains("data-device=\"laptop\" data-platform=\"web\""))
+                let overview = try await herald.api("GET", "/ui")
+                #expect(overview.text.contains("id=\"pushes-by-platform\""))
+                #expect(overview.text.contains(": 1 android</title>") && overview.text.contains(": 1 web</title>"), "\(overview.text)")
+            }
+        }
+    }
 }

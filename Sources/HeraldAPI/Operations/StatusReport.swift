@@ -32,6 +32,8 @@ struct StatusReports: Sendable {
         struct Minute: Encodable {
             var minute: String
             var counts: [String: Int]
+            /// The same pushes by platform: ios, android, web.
+            var platforms: [String: Int]
         }
         struct LatenessBucket: Encodable {
             /// Upper bound in seconds; nil for the last bucket (later than every bound).
@@ -50,6 +52,7 @@ struct StatusReports: Sendable {
     struct AppReport: Encodable {
         struct DeviceLine: Encodable {
             var device: String
+            var platform: String
             var state: String
             var timeZone: String
             var pending: Int
@@ -76,6 +79,7 @@ struct StatusReports: Sendable {
         }
         var app: String
         var device: String
+        var platform: String
         var state: String
         var timeZone: String
         var pending: [PendingLine]
@@ -94,7 +98,8 @@ struct StatusReports: Sendable {
                              pushesLastHour: Self.named(gateway.activity.totals(app: app.appID)))
         }
         let minutes = gateway.activity.lastHour().map {
-            Overview.Minute(minute: RFC3339.string(from: $0.start), counts: Self.named($0.counts))
+            Overview.Minute(minute: RFC3339.string(from: $0.start), counts: Self.named($0.counts),
+                            platforms: Dictionary(uniqueKeysWithValues: $0.platforms.map { ($0.key.rawValue, $0.value) }))
         }
         let buckets = lateness.buckets
         let lateness = buckets.indices.map { index in
@@ -110,7 +115,8 @@ struct StatusReports: Sendable {
         let devices = try await store.deviceStatuses(appID: appID, limit: Self.deviceLimit)
         return AppReport(app: appID, pushesLastHour: Self.named(gateway.activity.totals(app: appID)),
                          devices: devices.map {
-                             AppReport.DeviceLine(device: $0.device.id, state: $0.device.state.rawValue,
+                             AppReport.DeviceLine(device: $0.device.id, platform: $0.device.platform.rawValue,
+                                                  state: $0.device.state.rawValue,
                                                   timeZone: $0.device.timeZone, pending: $0.pendingNotifications,
                                                   inbox: $0.inbox, backlog: $0.eventBacklog)
                          })
@@ -133,7 +139,8 @@ struct StatusReports: Sendable {
         let inbox = try await store.inboxEntries(appID: appID, deviceID: deviceID, limit: Self.inboxLimit)
         let backlog = try await store.eventBacklog(appID: appID, deviceID: deviceID,
                                                    catalog: try EventCatalog(customKinds: app.customKinds))
-        return DeviceReport(app: appID, device: deviceID, state: device.state.rawValue, timeZone: device.timeZone,
+        return DeviceReport(app: appID, device: deviceID, platform: device.platform.rawValue, state: device.state.rawValue,
+                            timeZone: device.timeZone,
                             pending: pending, deliveries: deliveries.map(DeliveryResource.init),
                             inbox: inbox.map { .init(seq: $0.sequence, notificationId: $0.notificationID,
                                                      firedAt: RFC3339.string(from: $0.firedAt)) },

@@ -22,6 +22,7 @@ enum StatusPages {
             + Layout.table(id: "apps", columns: ["App", "Devices", "Pending", "Pushes in the last hour", "Invalid tokens"],
                            rows: rows, empty: "No apps yet.")
             + "<div class=\"charts\">" + StatusCharts.pushesPerMinute(overview.pushesPerMinute)
+            + StatusCharts.pushesPerMinuteByPlatform(overview.pushesPerMinute)
             + StatusCharts.latenessHistogram(overview.firingLateness) + "</div>"
     }
 
@@ -29,15 +30,15 @@ enum StatusPages {
     static func app(_ report: StatusReports.AppReport, now: Date) -> String {
         let base = "/ui/apps/\(Layout.segment(report.app))"
         let rows = report.devices.map { device in
-            "<tr data-device=\"\(Layout.html(device.device))\"><td><a href=\"\(base)/devices/\(Layout.segment(device.device))\">\(Layout.html(device.device))</a></td>"
-                + "<td>\(Layout.html(device.state))</td><td>\(Layout.html(device.timeZone))</td><td>\(device.pending)</td>"
+            "<tr data-device=\"\(Layout.html(device.device))\" data-platform=\"\(Layout.html(device.platform))\"><td><a href=\"\(base)/devices/\(Layout.segment(device.device))\">\(Layout.html(device.device))</a></td>"
+                + "<td>\(Layout.html(device.platform))</td><td>\(Layout.html(device.state))</td><td>\(Layout.html(device.timeZone))</td><td>\(device.pending)</td>"
                 + "<td>\(device.inbox)</td><td>\(device.backlog)</td></tr>"
         }
         let limit = report.devices.count >= StatusReports.deviceLimit
             ? "<p class=\"muted\">The first \(StatusReports.deviceLimit) devices, by id.</p>" : ""
         return Layout.heading(report.app, trail: [("Apps", "/ui")], now: now)
             + "<p>Pushes in the last hour: \(outcomes(report.pushesLastHour))</p>"
-            + Layout.table(id: "devices", columns: ["Device", "State", "Time zone", "Pending", "Inbox", "Coalesced backlog"],
+            + Layout.table(id: "devices", columns: ["Device", "Platform", "State", "Time zone", "Pending", "Inbox", "Coalesced backlog"],
                            rows: rows, empty: "No devices yet.") + limit
     }
 
@@ -64,7 +65,7 @@ enum StatusPages {
                 + "<td>\(Layout.html(item.value.map(describe) ?? ""))</td><td>\(item.count)</td></tr>"
         }
         return Layout.heading(report.device, trail: [("Apps", "/ui"), (report.app, "/ui/apps/\(Layout.segment(report.app))")], now: now)
-            + "<p>State <b>\(Layout.html(report.state))</b> · time zone <b>\(Layout.html(report.timeZone))</b></p>"
+            + "<p>Platform <b>\(Layout.html(report.platform))</b> · state <b>\(Layout.html(report.state))</b> · time zone <b>\(Layout.html(report.timeZone))</b></p>"
             + "<h2>Pending notifications</h2>"
             + Layout.table(id: "pending", columns: ["Id", "Content", "Next occurrences"], rows: pending, empty: "Nothing scheduled.")
             + "<h2>Recent deliveries</h2>"
