@@ -163,9 +163,10 @@ public enum FCMReason {
     public static let oauthTokenUnavailable = "oauthTokenUnavailable"
 
     /// Whether FCM's answer means the registration token is dead: `UNREGISTERED`, or
-    /// `INVALID_ARGUMENT` about the token (not about the message).
+    /// `INVALID_ARGUMENT` about the registration token ("The registration token is not a valid FCM
+    /// registration token"), not about the message.
     public static func invalidatesToken(_ outcome: PushOutcome) -> Bool {
         if outcome.reason == unregistered { return true }
-        return outcome.reason == invalidArgument && (outcome.detail?.lowercased().contains("token") ?? false)
+        return outcome.reason == invalidArgument && (outcome.detail?.lowercased().contains("registration token") ?? false)
     }
 }

@@ -92,6 +92,62 @@ private final class Cluster: @unchecked Sendable {
         }
     }
 
+    /// Gives the app FCM and Web Push settings pointing at the sandbox, and registers `android`
+    /// devices (FCM token = device id) and `web` devices (a subscription each, from the sandbox),
+    /// spread over the nodes. Returns each web device's subscription id.
+    func registerChannels(android: [String], web: [String]) async throws -> [String: String] {
+        let names = nodes.keys.sorted()
+        var account = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: TestCertificates.path("dev-fcm-service-account.json")))) as? [String: Any])
+        account["token_uri"] = sandboxURL + "/token"
+        let current = try await http("GET", "\(node(names[0]).baseURL)/v1/apps/\(Self.app)").json.raw
+        var app = current.filter { ["push", "overflow"].contains($0.key) }
+        app["push"] = (current["push"] as? [String: Any]).map { push in
+            var push = push
+            if var auth = push["auth"] as? [String: Any] { auth["keyFile"] = TestCertificates.path("dev-apns-key.p8"); push["auth"] = auth }
+            return push
+        }
+        app["fcm"] = ["serviceAccount": account, "endpoint": sandboxURL, "caFile": TestCertificates.path("dev-ca.pem")]
+        app["webPush"] = ["subject": "mailto:cluster@herald.invalid", "caFile": TestCertificates.path("dev-ca.pem"),
+                          "allowedHosts": ["127.0.0.1"]]
+        let put = try await http("PUT", "\(node(names[0]).baseURL)/v1/apps/\(Self.app)", json: app)
+        try #require(put.status == 200 || put.status == 201, "\(String(decoding: put.body, as: UTF8.self))")
+        var subscriptions: [String: String] = [:]
+        for (index, device) in (android + web).enumerated() {
+            var body: [String: Any] = ["timeZone": "UTC"]
+            if index < android.count {
+                body["platform"] = "android"
+                body["fcmToken"] = device
+            } else {
+                let created = try await http("POST", "\(sandboxAdmin)/webpush/subscriptions", json: [:])
+                let subscription = try #require(try JSONSerialization.jsonObject(with: created.body) as? [String: Any])
+                subscriptions[device] = (subscription["endpoint"] as? String)?.split(separator: "/").last.map(String.init)
+                body["platform"] = "web"
+                body["webPush"] = subscription
+            }
+            let reply = try await http("PUT", "\(node(names[index % names.count]).baseURL)/v1/apps/\(Self.app)/devices/\(device)",
+                                       json: body)
+            try #require(reply.status == 201 || reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
+        }
+        return subscriptions
+    }
+
+    /// How many messages the sandbox's FCM and Web Push took per (device, occurrence id).
+    func receivedOnChannels(android: [String], web: [String: String]) async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for device in android {
+            for entry in try await http("GET", "\(sandboxAdmin)/fcm/inbox/\(device)").json.objects("messages") {
+                counts["\(device)/\(entry.object("message")?.object("android")?.string("collapse_key") ?? "-")", default: 0] += 1
+            }
+        }
+        for (device, id) in web {
+            for entry in try await http("GET", "\(sandboxAdmin)/webpush/inbox/\(id)").json.objects("messages") {
+                counts["\(device)/\(entry.object("message")?.string("id") ?? "-")", default: 0] += 1
+            }
+        }
+        return counts
+    }
+
     /// Schedules one-shots, 16 requests at a time, spread over the running nodes (or `on` these).
     func schedule(_ items: [(device: String, id: String, at: Date)], on names: [String]? = nil) async throws {
         let bases = (names ?? nodes.keys.sorted()).map { node($0).baseURL }
@@ -344,6 +400,37 @@ struct ClusterEndToEndTests {
                 try await cluster.startNode(victim)
             }
             print("kill -9 rounds: \(totalRepeated) repeated pushes in all, each a firing the killed node had in flight")
+        }
+    }
+
+    @Test("3 nodes on PostgreSQL: 1,000 one-shots to android and web installations reach FCM and Web Push exactly once",
+          .timeLimit(.minutes(5)))
+    func fcmAndWebPushExactlyOnceAcrossNodes() async throws {
+        try await withCluster { cluster in
+            for name in ["node-a", "node-b", "node-c"] { try await cluster.startNode(name) }
+            try await cluster.register(devices: ["probe"], token: { _ in Self.probeToken(1) })
+            let android = (0..<20).map { "fcm-cluster-\($0)" }
+            let web = (0..<20).map { "web-cluster-\($0)" }
+            let subscriptions = try await cluster.registerChannels(android: android, web: web)
+            let devices = android + web
+            let count = 1_000
+            let burstStart = Date().addingTimeInterval(try await lead(for: count, cluster: cluster, probeDevice: "probe"))
+            let items = (0..<count).map { index in
+                (device: devices[index % devices.count], id: "n\(index)", at: burstStart.addingTimeInterval(2 * Double(index) / Double(count)))
+            }
+            try await cluster.schedule(items)
+            try #require(Date() < burstStart, "scheduling took longer than the lead")
+            let expected = Set(items.map { "\($0.device)/\($0.id)#0" })
+            let wait = max(0, burstStart.timeIntervalSinceNow) + 2 + 60
+            let received = try await eventually(timeout: .seconds(wait), interval: .seconds(1)) { () -> [String: Int]? in
+                let received = try await cluster.receivedOnChannels(android: android, web: subscriptions)
+                return Set(received.keys).isSuperset(of: expected) ? received : nil
+            }
+            let got = try #require(received, "not every occurrence reached FCM or Web Push within a minute of the burst")
+            #expect(got.filter { $0.value > 1 }.isEmpty, "\(got.filter { $0.value > 1 }.count) occurrences arrived more than once")
+            #expect(got.count == count, "\(got.count) distinct messages, not \(count)")
+            let shares = try cluster.firingsByNode()
+            #expect(shares.count > 1, "the nodes shared the work: \(shares)")
         }
     }
 }

@@ -25,12 +25,14 @@ private struct Pipeline {
 
     func path(_ device: String) -> String { "\(server.baseURL)/v1/apps/\(Self.app)/devices/\(device)" }
 
-    /// Registers the app (push settings optional) and the devices (tokens optional).
-    func register(devices: Int, push: [String: Any]? = nil, token: ((Int) -> String)? = nil) async throws {
+    /// Registers the app (push settings optional) and the devices (tokens optional), each on
+    /// `platform(index)` (ios by default).
+    func register(devices: Int, push: [String: Any]? = nil, token: ((Int) -> String)? = nil,
+                  platform: (Int) -> String = { _ in "ios" }) async throws {
         let app = try await http("PUT", "\(server.baseURL)/v1/apps/\(Self.app)", json: push.map { ["push": $0] } ?? [:])
         try #require(app.status == 201 || app.status == 200, "\(String(decoding: app.body, as: UTF8.self))")
         for index in 0..<devices {
-            var body: [String: Any] = ["timeZone": "UTC"]
+            var body: [String: Any] = ["timeZone": "UTC", "platform": platform(index)]
             if let token { body["token"] = token(index) }
             let reply = try await http("PUT", path(device(index)), json: body)
             try #require(reply.status == 201, "\(String(decoding: reply.body, as: UTF8.self))")
@@ -79,7 +81,7 @@ private struct Pipeline {
 
 @Suite("Firing pipeline end to end", .serialized)
 struct FiringPipelineEndToEndTests {
-    @Test("kill -9 mid-burst, then restart: every occurrence reaches its inbox exactly once (10 rounds)",
+    @Test("kill -9 mid-burst of mixed ios, android and web installations, then restart: every occurrence reaches its inbox exactly once (10 rounds)",
           .timeLimit(.minutes(5)))
     func killMidBurstLosesNothing() async throws {
         let devices = 10
@@ -89,7 +91,8 @@ struct FiringPipelineEndToEndTests {
                 let arguments = ["--listen", "127.0.0.1:0", "--data-dir", scratch.dataDirectory]
                 try await withServer(arguments: arguments, in: scratch) { server in
                     let pipeline = Pipeline(server: server)
-                    try await pipeline.register(devices: devices)
+                    let platforms = ["ios", "android", "web"]
+                    try await pipeline.register(devices: devices, platform: { platforms[$0 % platforms.count] })
                     let burstStart = Date().addingTimeInterval(2.5)
                     var items: [(device: String, id: String, at: Date)] = []
                     for index in 0..<(devices * perDevice) {

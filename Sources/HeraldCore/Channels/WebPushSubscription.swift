@@ -32,7 +32,9 @@ public struct WebPushSubscription: Codable, Hashable, Sendable {
     /// The endpoint's origin (`https://host[:port]`): the VAPID audience and the connection pool key.
     public var origin: String {
         guard let url = URL(string: endpoint), let host = url.host else { return endpoint }
-        return url.port.map { "https://\(host):\($0)" } ?? "https://\(host)"
+        // RFC 6454: the default port is not part of the serialized origin (push services compare it).
+        guard let port = url.port, port != 443 else { return "https://\(host)" }
+        return "https://\(host):\(port)"
     }
 
     /// Checks the shape a registration must have: an https endpoint on an allowed host, a 65-byte

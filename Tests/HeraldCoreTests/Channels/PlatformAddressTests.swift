@@ -138,8 +138,10 @@ struct WebPushSubscriptionTests {
         #expect(WebPushSubscription.decodeBase64URL("a b") == nil)
     }
 
-    @Test("The origin (the VAPID audience and pool key) is https://host, with the port when the endpoint names one")
+    @Test("The origin (the VAPID audience and pool key) is https://host, with the port when it is not 443")
     func origin() {
+        #expect(subscription("https://fcm.googleapis.com:443/fcm/send/abc").origin == "https://fcm.googleapis.com",
+                "the default port is not part of an origin")
         #expect(subscription("https://fcm.googleapis.com/fcm/send/abc").origin == "https://fcm.googleapis.com")
         #expect(subscription("https://updates.push.services.mozilla.com/wpush/v2/gAAA?x=1").origin
             == "https://updates.push.services.mozilla.com")
