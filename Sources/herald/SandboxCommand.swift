@@ -11,7 +11,7 @@ struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
         abstract: "Run an APNs-compatible HTTP/2 TLS server for development, or inspect one.",
-        subcommands: [Run.self, Inbox.self, Faults.self],
+        subcommands: [Run.self, Inbox.self, Subscribe.self, Faults.self],
         defaultSubcommand: Run.self)
 
     /// Where `inbox` and `faults` find the admin API.
@@ -115,9 +115,27 @@ struct SandboxCommand: AsyncParsableCommand {
 
         @OptionGroup var options: AdminOptions
         @Argument(help: "Device token (hex).") var token: String?
+        @Option(help: "Show what this FCM registration token received instead.") var fcm: String?
+        @Option(help: "Show what this Web Push subscription received, decrypted: its id, its endpoint, or a file holding its JSON.")
+        var webPush: String?
 
         func run() async throws {
             let client = options.client
+            if let address = fcm ?? webPush.map(Self.subscriptionID) {
+                let reply = try await client.send("GET", fcm != nil ? "/fcm/inbox/\(address)" : "/webpush/inbox/\(address)")
+                if options.json { return reply.printJSON() }
+                let messages = reply.object["messages"] as? [[String: Any]] ?? []
+                if messages.isEmpty { return print("no messages received by \(address)") }
+                var table = Table("RECEIVED", "ID", "TITLE", "BODY")
+                for entry in messages {
+                    let message = entry["message"] as? [String: Any] ?? [:]
+                    // FCM keeps the alert under "notification"; a Web Push payload has it at the top.
+                    let alert = message["notification"] as? [String: Any] ?? message
+                    let received = (entry["receivedAt"] as? Double).map { RFC3339.string(from: Date(timeIntervalSinceReferenceDate: $0)) }
+                    table.add(cell(received), cell(entry["id"]), cell(alert["title"]), cell(alert["body"]))
+                }
+                return print(table.render())
+            }
             guard let token else {
                 let reply = try await client.send("GET", "/inbox")
                 if options.json { return reply.printJSON() }
@@ -137,6 +155,31 @@ struct SandboxCommand: AsyncParsableCommand {
                 table.add(RFC3339.string(from: entry.receivedAt), entry.apnsId, entry.pushType.rawValue, entry.topic, entry.alertSummary)
             }
             print(table.render())
+        }
+
+        /// A subscription id from an id, an endpoint (`…/wp/ID`), or a file holding the subscription's JSON.
+        static func subscriptionID(_ text: String) -> String {
+            var endpoint = text
+            if let data = FileManager.default.contents(atPath: text),
+               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let found = object["endpoint"] as? String {
+                endpoint = found
+            }
+            return endpoint.split(separator: "/").last.map(String.init) ?? endpoint
+        }
+    }
+
+    struct Subscribe: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "subscribe",
+            abstract: "Get a Web Push subscription from a running sandbox, as a browser's PushSubscription.toJSON().",
+            discussion: "Pass the JSON to `herald device put ... --platform web --web-push FILE`. A --fault prefix (gone, notfound, toolarge, quota, unavailable) makes the sandbox answer that way.")
+
+        @OptionGroup var options: AdminOptions
+        @Option(help: "A fault for this subscription: gone, notfound, toolarge, quota or unavailable.") var fault: String?
+
+        func run() async throws {
+            let reply = try await options.client.send("POST", "/webpush/subscriptions", json: ["prefix": fault ?? ""])
+            reply.printJSON()
         }
     }
 

@@ -353,4 +353,44 @@ struct PlatformChannelsEndToEndTests {
             }
         }
     }
+
+    @Test("The README tour's android and web part: device put --platform, sandbox subscribe, schedule, sandbox inbox, app show")
+    func readmeTourThroughTheCLI() async throws {
+        try await withScratch { scratch in
+            try await withSandboxedHerald(yaml: SandboxedHerald.configuration(in: scratch), in: scratch) { herald in
+                let environment = ["HERALD_SERVER": herald.baseURL, "HERALD_API_KEY": WebhookE2E.adminKey,
+                                   "HERALD_SANDBOX_ADMIN": herald.sandboxAdmin]
+                func cli(_ arguments: String...) async throws -> CommandResult {
+                    let result = try await runHerald(arguments, environment: environment, in: scratch)
+                    try #require(result.succeeded, "herald \(arguments.joined(separator: " ")): \(result)")
+                    return result
+                }
+                let app = WebhookE2E.app
+                _ = try await cli("device", "put", app, "pixel-1", "--time-zone", "Europe/Paris", "--platform", "android",
+                                  "--fcm-token", "fcm-pixel-1")
+                let subscription = try await cli("sandbox", "subscribe")
+                let file = scratch.file("subscription.json")
+                try subscription.stdout.write(to: file, atomically: true, encoding: .utf8)
+                _ = try await cli("device", "put", app, "browser-1", "--time-zone", "Europe/Paris", "--platform", "web",
+                                  "--web-push", file.path)
+                let shown = try await cli("app", "show", app)
+                #expect(shown.stdout.contains("VAPID public key: B"), "\(shown)")
+                let device = try await cli("device", "show", app, "pixel-1")
+                #expect(device.stdout.contains("android") && device.stdout.contains("fcm-pixel-1"), "\(device)")
+                let at = utc(wholeSecond(after: 3))
+                for target in ["pixel-1", "browser-1"] {
+                    _ = try await cli("schedule", "--app", app, "--device", target, "--id", "hello", "--at", at,
+                                      "--title", "Hello", "--body", "from Herald")
+                }
+                let fcm = await eventually(timeout: .seconds(15), interval: .milliseconds(250)) { () -> String? in
+                    guard let result = try? await runHerald(["sandbox", "inbox", "--fcm", "fcm-pixel-1"], environment: environment,
+                                                            in: scratch), result.stdout.contains("from Herald") else { return nil }
+                    return result.stdout
+                }
+                #expect(fcm != nil, "the FCM message shows in the sandbox inbox")
+                let web = try await cli("sandbox", "inbox", "--web-push", file.path)
+                #expect(web.stdout.contains("Hello") && web.stdout.contains("from Herald"), "decrypted: \(web)")
+            }
+        }
+    }
 }

@@ -181,6 +181,12 @@ components:
           description: "the app's APNs settings; absent or null: none"
           oneOf: [{type: "null"}, {$ref: "#/components/schemas/PushSettings"}]
         customKinds: {type: [array, "null"], maxItems: 64, items: {$ref: "#/components/schemas/CustomKind"}}
+        fcm:
+          description: "the app's FCM HTTP v1 settings, for android installations; absent or null: none"
+          oneOf: [{type: "null"}, {$ref: "#/components/schemas/FCMSettingsInput"}]
+        webPush:
+          description: "the app's Web Push settings, for web installations; absent or null: none"
+          oneOf: [{type: "null"}, {$ref: "#/components/schemas/WebPushSettings"}]
     App:
       type: object
       required: [id, overflow, customKinds]
@@ -189,6 +195,53 @@ components:
         overflow: {enum: [reject, keepSoonest]}
         push: {$ref: "#/components/schemas/PushSettings"}
         customKinds: {type: array, items: {$ref: "#/components/schemas/CustomKind"}}
+        fcm: {$ref: "#/components/schemas/FCMSettings"}
+        webPush: {$ref: "#/components/schemas/WebPushSettings"}
+    FCMSettingsInput:
+      type: object
+      description: >
+        serviceAccount is the service-account key file's JSON exactly as Google issues it (content);
+        an admin may name serviceAccountFile instead, another endpoint (default
+        https://fcm.googleapis.com), a token_uri other than Google's, and a caFile (403 forbidden
+        otherwise). Herald posts an RS256 assertion to token_uri for an access token.
+      properties:
+        serviceAccount:
+          type: [object, "null"]
+          required: [project_id, client_email, private_key, token_uri]
+          properties:
+            project_id: {type: string}
+            client_email: {type: string}
+            private_key: {type: string, description: PKCS#8 PEM RSA key}
+            private_key_id: {type: [string, "null"]}
+            token_uri: {type: string}
+        serviceAccountFile: {type: [string, "null"], description: admin only}
+        endpoint: {type: [string, "null"], description: admin only unless https://fcm.googleapis.com}
+        caFile: {type: [string, "null"], description: admin only}
+    FCMSettings:
+      type: object
+      description: The FCM settings as shown; the private key never is.
+      properties:
+        projectId: {type: string}
+        clientEmail: {type: string}
+        serviceAccountFile: {type: string}
+        endpoint: {type: string}
+        caFile: {type: string}
+    WebPushSettings:
+      type: object
+      required: [subject]
+      description: >
+        Herald generates the VAPID key pair when none is stored (an admin may upload
+        vapidPrivateKey) and keeps it across PUTs that carry webPush; vapidPublicKey is the
+        applicationServerKey pages subscribe with. The private key is never shown. Admin only:
+        vapidPrivateKey, caFile, allowedHosts (the hosts subscription endpoints may name; default
+        fcm.googleapis.com, updates.push.services.mozilla.com, web.push.apple.com, *.push.apple.com,
+        *.notify.windows.com).
+      properties:
+        subject: {type: string, description: "mailto: or https: contact"}
+        vapidPublicKey: {type: [string, "null"], description: base64url of the 65-byte uncompressed P-256 point}
+        vapidPrivateKey: {type: [string, "null"], description: admin only; PKCS#8 PEM; never answered}
+        caFile: {type: [string, "null"], description: admin only}
+        allowedHosts: {type: [array, "null"], items: {type: string}, description: admin only}
     PushSettings:
       type: object
       required: [environment, auth]
@@ -227,21 +280,46 @@ components:
     DeviceInput:
       type: object
       required: [timeZone]
+      description: >
+        The address must fit the platform (422 addressNotForPlatform otherwise): token and
+        voipToken for ios, fcmToken for android, webPush for web. Changing the platform re-routes
+        pending notifications.
       properties:
         timeZone: {type: string, description: "IANA zone", example: Europe/Paris}
-        token: {type: [string, "null"], description: "16-200 hex digits, even count"}
+        platform: {enum: [ios, android, web, null], description: "default ios"}
+        token: {type: [string, "null"], description: "APNs token: 16-200 hex digits, even count"}
         voipToken: {type: [string, "null"], description: "16-200 hex digits, even count"}
+        fcmToken: {type: [string, "null"], description: "FCM registration token"}
+        webPush:
+          description: "the browser's PushSubscription.toJSON(); absent or null: none"
+          oneOf: [{type: "null"}, {$ref: "#/components/schemas/WebPushSubscription"}]
         locale: {type: [string, "null"], example: en_US}
         backgroundModes: {type: [array, "null"], items: {enum: [remote-notification, voip, fetch]}}
+    WebPushSubscription:
+      type: object
+      required: [endpoint, keys]
+      properties:
+        endpoint: {type: string, description: "https URL on one of the app's allowed push services"}
+        expirationTime: {type: [number, "null"]}
+        keys:
+          type: object
+          required: [p256dh, auth]
+          properties:
+            p256dh: {type: string, description: base64url of the 65-byte uncompressed P-256 point}
+            auth: {type: string, description: base64url of 16 bytes}
     Device:
       type: object
-      required: [app, id, timeZone, token, voipToken, locale, state, backgroundModes]
+      required: [app, id, timeZone, platform, token, voipToken, fcmToken, webPush, locale, state, backgroundModes]
       properties:
         app: {type: string}
         id: {type: string}
         timeZone: {type: string}
+        platform: {enum: [ios, android, web]}
         token: {type: [string, "null"]}
         voipToken: {type: [string, "null"]}
+        fcmToken: {type: [string, "null"]}
+        webPush:
+          oneOf: [{type: "null"}, {$ref: "#/components/schemas/WebPushSubscription"}]
         locale: {type: [string, "null"]}
         state: {$ref: "#/components/schemas/LifecycleState"}
         backgroundModes: {type: array, items: {type: string}}
@@ -394,9 +472,12 @@ components:
       type: object
       required: [notification, status]
       description: >
-        One row per token or device. status 200 with apnsId when APNs accepted it; otherwise the
-        APNs status and reason, or a refusal before sending (403 forbidden, 404 appNotFound or
-        deviceNotFound, 422 with the reason of what is wrong in that entry).
+        One row per token or device. A device goes through its platform's service: APNs (ios),
+        FCM (android), Web Push (web). status 200 (201 for Web Push) with apnsId (FCM's message
+        name, Web Push's Location) when the service accepted it; otherwise the service's status
+        and reason (APNs' reason, FCM's errorCode such as UNREGISTERED, Web Push's
+        subscriptionGone), or a refusal before sending (403 forbidden, 404 appNotFound or
+        deviceNotFound, 410 tokenInvalidated, 422 with the reason of what is wrong in that entry).
       properties:
         notification: {type: integer, description: the entry's index in the batch}
         token: {type: string}
