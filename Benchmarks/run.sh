@@ -31,6 +31,7 @@ if [[ $SMOKE == 1 ]]; then
   DELIVERY_SIZES=(--rate 500 --seconds 1)
   COALESCE_SIZES=(--events 20000 --event-devices 100 --store-events 2000 --rounds 1)
   PUSH_SIZES=(--pushes 2000 --streams 100 --push-connections 1,4)
+  CHANNEL_SIZES=(--channel-messages 1000 --streams 100 --push-connections 1)
   COALESCE_HTTP_SIZES=(--event-devices 100 --events 4000 --wakes 50 --http-seconds 1)
   HTTP_SECONDS=1
   HTTP_DEVICES=200
@@ -43,6 +44,7 @@ else
   DELIVERY_SIZES=(--rate 10000 --seconds 10)
   COALESCE_SIZES=(--events 1000000 --event-devices 10000 --store-events 200000 --rounds 3)
   PUSH_SIZES=(--pushes 1000000 --streams 100 --push-connections 1,4)
+  CHANNEL_SIZES=(--channel-messages 100000 --streams 100 --push-connections 1,4)
   COALESCE_HTTP_SIZES=(--event-devices 10000 --events 1000000 --wakes 2000 --http-seconds 10)
   HTTP_SECONDS=10
   HTTP_DEVICES=4000
@@ -121,6 +123,19 @@ HERALD_ARG=()
 [[ $HERALD_BUILT == 1 ]] && HERALD_ARG=(--herald "$BIN/herald")
 say "running herald-bench push ${PUSH_SIZES[*]}"
 "$BIN/herald-bench" push "${PUSH_SIZES[@]}" "${HERALD_ARG[@]}" --certs "$ROOT/Certs" --scratch "$WORK" \
+  | { grep '^ROW' || true; } >>"$ROWS"
+
+# ---- FCM and Web Push (sandbox, h2load, a bare OpenSSL loop) --------------------------------
+# The bare loop is C against the system OpenSSL, built here with the optimiser on.
+FLOOR_ARG=()
+C_COMPILER=$(command -v cc || command -v clang || true)
+if [[ -n $C_COMPILER ]] && "$C_COMPILER" -O2 -o "$WORK/webpush-floor" "$ROOT/Benchmarks/webpush-floor/floor.c" -lcrypto 2>/dev/null; then
+  FLOOR_ARG=(--webpush-floor "$WORK/webpush-floor")
+else
+  say "no C compiler or libssl-dev headers: the Web Push encryption row has no reference"
+fi
+say "running herald-bench channels ${CHANNEL_SIZES[*]}"
+"$BIN/herald-bench" channels "${CHANNEL_SIZES[@]}" "${HERALD_ARG[@]}" "${FLOOR_ARG[@]}" --certs "$ROOT/Certs" --scratch "$WORK" \
   | { grep '^ROW' || true; } >>"$ROWS"
 
 # ---- HTTP schedule benchmark ---------------------------------------------------------------

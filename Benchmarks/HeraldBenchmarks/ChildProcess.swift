@@ -26,7 +26,7 @@ enum ChildProcess {
         }
     }
 
-    private static func run(executable: String, _ arguments: [String]) throws -> String {
+    static func run(executable: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

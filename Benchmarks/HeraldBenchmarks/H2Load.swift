@@ -21,9 +21,19 @@ enum H2Load {
         let push = try PushFixture.push(token: 0)
         let key = try ES256Key(contentsOfFile: "\(certificates)/dev-apns-key.p8")
         let token = try ProviderToken.sign(keyID: PushFixture.keyID, teamID: PushFixture.teamID, issuedAt: Date(), key: key)
-        let payload = (scratch as NSString).appendingPathComponent("h2load-payload-\(UUID().uuidString.prefix(8)).json")
+        // Several URIs are used in turn, as Herald spreads its pushes over the same tokens.
+        return try run(uris: PushFixture.tokens.map { "https://127.0.0.1:\(port)/3/device/\($0)" },
+                       headers: push.headers + [("authorization", "bearer \(token.jwt)")], body: push.payload,
+                       connections: connections, streams: streams, requests: requests, scratch: scratch)
+    }
+
+    /// `requests` POSTs of `body` with `headers` to `uris` in turn: the reference for any HTTP/2
+    /// push channel (APNs, FCM, Web Push). Successes are 2xx answers.
+    static func run(uris: [String], headers: [(name: String, value: String)], body: Data, connections: Int, streams: Int,
+                    requests: Int, scratch: String) throws -> Result {
+        let payload = (scratch as NSString).appendingPathComponent("h2load-payload-\(UUID().uuidString.prefix(8)).bin")
         let log = (scratch as NSString).appendingPathComponent("h2load-log-\(UUID().uuidString.prefix(8)).tsv")
-        try push.payload.write(to: URL(fileURLWithPath: payload))
+        try body.write(to: URL(fileURLWithPath: payload))
         defer {
             try? FileManager.default.removeItem(atPath: payload)
             try? FileManager.default.removeItem(atPath: log)
@@ -32,11 +42,10 @@ enum H2Load {
         let threads = max(1, min(connections, ProcessInfo.processInfo.activeProcessorCount))
         var arguments = ["-n", "\(requests)", "-c", "\(connections)", "-m", "\(streams)", "-t", "\(threads)",
                          "-d", payload, "--log-file", log]
-        for header in push.headers + [("authorization", "bearer \(token.jwt)")] {
+        for header in headers {
             arguments += ["-H", "\(header.name): \(header.value)"]
         }
-        // Several URIs are used in turn, as Herald spreads its pushes over the same tokens.
-        arguments += PushFixture.tokens.map { "https://127.0.0.1:\(port)/3/device/\($0)" }
+        arguments += uris
         let output = try ChildProcess.runTool("h2load", arguments)
 
         var seconds = Double.nan, rate = Double.nan, succeeded = 0, total = 0
@@ -69,7 +78,7 @@ enum H2Load {
                     negative = true
                 case UInt8(ascii: "\t"), UInt8(ascii: "\n"):
                     if column == 1 { status = negative ? -value : value }
-                    if column == 2, status == 200 { latency.record(Double(value) / 1e6) }
+                    if column == 2, (200..<300).contains(status) { latency.record(Double(value) / 1e6) }
                     column = byte == UInt8(ascii: "\n") ? 0 : column + 1
                     value = 0
                     negative = false

@@ -29,6 +29,10 @@ struct Options: Sendable {
     var pushes = 1_000_000
     var streams = 100
     var pushConnections = [1, 4]
+    /// Channel benchmark: FCM and Web Push messages per run, and the bare OpenSSL loop to compare
+    /// Web Push encryption with.
+    var channelMessages = 100_000
+    var webPushFloor: String?
     /// The servers the push benchmark sends to, in order: `sandbox`, `nghttpd`, or both.
     var pushTargets = ["sandbox", "nghttpd"]
     var herald = ""
@@ -58,6 +62,7 @@ struct Options: Sendable {
         usage: herald-bench [all|arming|firing] [--notifications N] [--devices N] [--burst N]
                             [--rate N] [--seconds N] [--rounds N] [--scratch DIR]
                herald-bench push [--pushes N] [--streams N] [--push-connections 1,4] [--push-timeout S]
+               herald-bench channels [--channel-messages N] [--streams N] [--push-connections 1,4] [--webpush-floor PATH]
                                  [--push-targets sandbox,nghttpd]
                                  [--herald BIN] [--certs DIR] [--scratch DIR]
                herald-bench slow-peer [--certs DIR] [--scratch DIR]
@@ -101,6 +106,8 @@ struct Options: Sendable {
             case "--rows": rows = value
             case "--pushes": pushes = try Self.positive(value, flag)
             case "--streams": streams = try Self.positive(value, flag)
+            case "--channel-messages": channelMessages = try Self.positive(value, flag)
+            case "--webpush-floor": webPushFloor = value
             case "--push-connections":
                 pushConnections = try value.split(separator: ",").map { try Self.positive(String($0), flag) }
             case "--push-targets":

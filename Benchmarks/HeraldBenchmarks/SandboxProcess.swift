@@ -9,6 +9,8 @@ import Logging
 final class SandboxProcess {
     let process: Process
     let port: Int
+    /// The admin API's port (inboxes, faults, Web Push subscriptions).
+    let adminPort: Int
     let kind: String
 
     /// Starts the sandbox and waits for the line that names its port.
@@ -45,6 +47,9 @@ final class SandboxProcess {
             throw OptionsError("\(kind) did not start: '\(text.trimmingCharacters(in: .whitespacesAndNewlines))'")
         }
         self.port = port
+        adminPort = text.range(of: "(admin http://").flatMap {
+            Int(text[$0.upperBound...].split(separator: ":").dropFirst().first?.prefix(while: \.isNumber) ?? "")
+        } ?? 0
     }
 
     var pid: Int32 { process.processIdentifier }

@@ -36,8 +36,12 @@ final class SandboxResponder: Sendable {
             try? await Task.sleep(for: .milliseconds(faults.latencyMilliseconds))
         }
         // FCM and Web Push share the port, told apart by path as the real hosts are by name.
-        if FCMService.handles(request.path) { return fcm.respond(to: request) }
-        if request.path.hasPrefix(WebPushService.pathPrefix) { return webPush.respond(to: request) }
+        if FCMService.handles(request.path) || request.path.hasPrefix(WebPushService.pathPrefix) {
+            let response = FCMService.handles(request.path) ? fcm.respond(to: request) : webPush.respond(to: request)
+            // The connection's stream limit rises with its first success, whichever service answered.
+            if (200..<300).contains(response.status) { streamLimits.noteSuccess(on: context) }
+            return response
+        }
         let now = Date()
         let push: ValidatedPush
         do {
