@@ -94,16 +94,12 @@ extension ES256Key {
     /// APNs `.p8` file, which ``init(pem:)`` reads back.
     public func privateKeyPEM() throws -> String {
         guard isPrivate else { throw OpenSSLError(operation: "writing a private key", details: "a public key has no private part") }
-        return try key.withLock { key in
-            try PEMOutput.text("PEM_write_bio_PKCS8PrivateKey") { PEM_write_bio_PKCS8PrivateKey($0, key, nil, nil, 0, nil, nil) }
-        }
+        return try key.withLock { try EVPKey.privateKeyPEM($0) }
     }
 
     /// The public key as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`).
     public func publicKeyPEM() throws -> String {
-        try key.withLock { key in
-            try PEMOutput.text("PEM_write_bio_PUBKEY") { PEM_write_bio_PUBKEY($0, key) }
-        }
+        try key.withLock { try EVPKey.publicKeyPEM($0) }
     }
 
     /// A new EVP_PKEY (owned by the caller) for an uncompressed P-256 point, checked to lie on the curve.

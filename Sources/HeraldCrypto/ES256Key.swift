@@ -51,30 +51,14 @@ public final class ES256Key: Sendable {
     /// Signs `message` with ES256 and returns the 64-byte R‖S signature.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
         guard isPrivate else { throw OpenSSLError(operation: "signing", details: "a public key cannot sign") }
-        let der: [UInt8] = try key.withLock { key in
-            guard let context = EVP_MD_CTX_new() else { throw OpenSSLError.drain("EVP_MD_CTX_new") }
-            defer { EVP_MD_CTX_free(context) }
-            guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else { throw OpenSSLError.drain("EVP_DigestSignInit") }
-            var length = 0
-            guard EVP_DigestSign(context, nil, &length, message, message.count) == 1 else { throw OpenSSLError.drain("EVP_DigestSign") }
-            var signature = [UInt8](repeating: 0, count: length)
-            guard EVP_DigestSign(context, &signature, &length, message, message.count) == 1 else { throw OpenSSLError.drain("EVP_DigestSign") }
-            return Array(signature.prefix(length))
-        }
+        let der = try key.withLock { try EVPKey.sign(message, with: $0) }
         return try Self.rawSignature(fromDER: der)
     }
 
     /// Checks a 64-byte R‖S ES256 signature over `message`.
     public func verify(signature: [UInt8], for message: [UInt8]) -> Bool {
         guard signature.count == 64, let der = Self.derSignature(fromRaw: signature) else { return false }
-        return key.withLock { key in
-            guard let context = EVP_MD_CTX_new() else { return false }
-            defer { EVP_MD_CTX_free(context) }
-            guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else { return false }
-            let verified = EVP_DigestVerify(context, der, der.count, message, message.count) == 1
-            ERR_clear_error()
-            return verified
-        }
+        return key.withLock { EVPKey.verify(der, for: message, with: $0) }
     }
 
     /// DER `SEQUENCE { r INTEGER, s INTEGER }` → 32-byte big-endian r ‖ 32-byte s.

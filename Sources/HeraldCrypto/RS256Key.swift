@@ -94,45 +94,25 @@ public final class RS256Key: Sendable {
     /// Signs `message` with RS256 and returns the signature, ``bits`` / 8 bytes.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
         guard isPrivate else { throw OpenSSLError(operation: "signing", details: "a public key cannot sign") }
-        return try key.withLock { key in
-            guard let context = EVP_MD_CTX_new() else { throw OpenSSLError.drain("EVP_MD_CTX_new") }
-            defer { EVP_MD_CTX_free(context) }
-            // PKCS#1 v1.5 is the default padding of an RSA signing context.
-            guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else { throw OpenSSLError.drain("EVP_DigestSignInit") }
-            var length = 0
-            guard EVP_DigestSign(context, nil, &length, message, message.count) == 1 else { throw OpenSSLError.drain("EVP_DigestSign") }
-            var signature = [UInt8](repeating: 0, count: length)
-            guard EVP_DigestSign(context, &signature, &length, message, message.count) == 1 else { throw OpenSSLError.drain("EVP_DigestSign") }
-            return Array(signature.prefix(length))
-        }
+        // PKCS#1 v1.5 is the default padding of an RSA signing context.
+        return try key.withLock { try EVPKey.sign(message, with: $0) }
     }
 
     /// Checks an RS256 signature over `message`.
     public func verify(signature: [UInt8], for message: [UInt8]) -> Bool {
         guard signature.count == (bits + 7) / 8 else { return false }
-        return key.withLock { key in
-            guard let context = EVP_MD_CTX_new() else { return false }
-            defer { EVP_MD_CTX_free(context) }
-            guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else { return false }
-            let verified = EVP_DigestVerify(context, signature, signature.count, message, message.count) == 1
-            ERR_clear_error()
-            return verified
-        }
+        return key.withLock { EVPKey.verify(signature, for: message, with: $0) }
     }
 
     /// The private key as unencrypted PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), the form of a
     /// service account's `private_key`.
     public func privateKeyPEM() throws -> String {
         guard isPrivate else { throw OpenSSLError(operation: "writing a private key", details: "a public key has no private part") }
-        return try key.withLock { key in
-            try PEMOutput.text("PEM_write_bio_PKCS8PrivateKey") { PEM_write_bio_PKCS8PrivateKey($0, key, nil, nil, 0, nil, nil) }
-        }
+        return try key.withLock { try EVPKey.privateKeyPEM($0) }
     }
 
     /// The public key as SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`).
     public func publicKeyPEM() throws -> String {
-        try key.withLock { key in
-            try PEMOutput.text("PEM_write_bio_PUBKEY") { PEM_write_bio_PUBKEY($0, key) }
-        }
+        try key.withLock { try EVPKey.publicKeyPEM($0) }
     }
 }

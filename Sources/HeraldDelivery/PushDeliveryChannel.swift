@@ -101,38 +101,42 @@ public struct PushDeliveryChannel: DeliveryChannel {
 
     private func sendFCM(_ indices: [Int], of batch: [FiredOccurrence], app: App,
                          outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
-        var messages: [FCMMessage] = []
-        var sent: [Int] = []
         let now = Date()
-        for (index, token, content) in contents(indices, of: batch, address: \.fcmToken, outcomes: &outcomes) {
-            do {
-                messages.append(try FCMMessage(token: token, push: ChannelPush(content: content, occurrenceID: batch[index].occurrence.id),
-                                               now: now))
-                sent.append(index)
-            } catch {
-                outcomes[index] = DeliveryOutcome(.push, .refused(error.reason))
-            }
-        }
-        return Array(zip(sent, await gateway.send(messages, app: app)))
+        return await send(indices, of: batch, address: \.fcmToken, outcomes: &outcomes,
+                          make: { _, token, push throws(HeraldError) in try FCMMessage(token: token, push: push, now: now) },
+                          through: { await gateway.send($0, app: app) })
     }
 
     private func sendWebPush(_ indices: [Int], of batch: [FiredOccurrence], app: App,
                              outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
-        var messages: [WebPushMessage] = []
-        var sent: [Int] = []
         let now = Date()
-        for (index, _, content) in contents(indices, of: batch, address: \.webPush?.endpoint, outcomes: &outcomes) {
+        return await send(indices, of: batch, address: \.webPush?.endpoint, outcomes: &outcomes,
+                          make: { device, _, push throws(HeraldError) in
+                              guard let subscription = device.webPush else { throw .invalid("noWebPushSubscription", "no subscription") }
+                              return try WebPushMessage(subscription: subscription, push: push, now: now)
+                          },
+                          through: { await gateway.send($0, app: app) })
+    }
+
+    /// The FCM and Web Push path: each occurrence's alert as a ``ChannelPush`` with the occurrence
+    /// id as its collapse id, made into the channel's message (a refusal is that occurrence's
+    /// outcome), then sent in one batch.
+    private func send<Message>(_ indices: [Int], of batch: [FiredOccurrence], address: (Device) -> String?,
+                               outcomes: inout [DeliveryOutcome],
+                               make: (Device, String, ChannelPush) throws(HeraldError) -> Message,
+                               through send: ([Message]) async -> [PushOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
+        var messages: [Message] = []
+        var sent: [Int] = []
+        for (index, address, content) in contents(indices, of: batch, address: address, outcomes: &outcomes) {
             do {
-                guard let subscription = batch[index].device.webPush else { continue }
-                messages.append(try WebPushMessage(subscription: subscription,
-                                                   push: ChannelPush(content: content, occurrenceID: batch[index].occurrence.id),
-                                                   now: now))
+                let push = ChannelPush(content: content, occurrenceID: batch[index].occurrence.id)
+                messages.append(try make(batch[index].device, address, push))
                 sent.append(index)
             } catch {
                 outcomes[index] = DeliveryOutcome(.push, .refused(error.reason))
             }
         }
-        return Array(zip(sent, await gateway.send(messages, app: app)))
+        return Array(zip(sent, await send(messages)))
     }
 
     /// How long a failing store is asked again to record a batch's feedback events.

@@ -29,6 +29,7 @@ public final class APNsClient: Sendable {
     private let loops: HTTP2EventLoops
     private let ownsLoops: Bool
     private let backoff = TokenBackoff()
+    private let attempts: PushAttempts
     private let accepted = Atomic<Bool>(false)
     private let headerBlocks = Mutex<(jwt: String?, blocks: [HeaderKind: HTTP2HeaderBlock])>((nil, [:]))
 
@@ -68,6 +69,7 @@ public final class APNsClient: Sendable {
         self.appID = appID
         self.settings = settings
         self.retry = retry
+        attempts = PushAttempts(retry: retry)
         self.now = now
         self.loops = loops ?? HTTP2EventLoops(count: 1, name: "apns \(appID)")
         ownsLoops = loops == nil
@@ -127,56 +129,19 @@ public final class APNsClient: Sendable {
     /// Sends pushes, retrying what is safe to retry, and never waiting past `timeout` for any of
     /// them. Returns one outcome per push, in order.
     public func send(_ pushes: [APNsPush], timeout: Duration) async -> [PushOutcome] {
-        let deadline = ContinuousClock.now + timeout
-        var outcomes = [PushOutcome?](repeating: nil, count: pushes.count)
-        var pending = pushes.indices.map { PendingPush(index: $0) }
-        while !pending.isEmpty {
-            let now = ContinuousClock.now
-            guard now < deadline, !Task.isCancelled else {
-                let reason = (Task.isCancelled ? HeraldPushReason.cancelled : .timeout).rawValue
-                for push in pending {
-                    outcomes[push.index] = push.lastAnswer
-                        ?? PushOutcome(token: pushes[push.index].token, status: 504, reason: reason, attempts: push.attempts)
-                }
-                break
-            }
-            // A token APNs rate-limited waits out its hold; the rest go now.
-            if backoff.holdsAny {
-                let held = backoff.holds(for: pending.map { pushes[$0.index].token }, now: now)
-                for index in pending.indices {
-                    if let until = held[pushes[pending[index].index].token] {
-                        pending[index].notBefore = max(pending[index].notBefore, until)
-                    }
-                }
-            }
-            let due = pending.filter { $0.notBefore <= now }
-            guard !due.isEmpty else {
-                try? await Task.sleep(until: min(pending.map(\.notBefore).min()!, deadline))
-                continue
-            }
-            pending.removeAll { $0.notBefore <= now }
-            let answers = await attempt(due, of: pushes, limit: min(deadline - now, retry.attemptTimeout))
-            for (var push, answer) in zip(due, answers) {
-                push.attempts += 1
-                switch judge(answer, for: &push, token: pushes[push.index].token) {
-                case .done(let outcome): outcomes[push.index] = outcome
-                case .again: pending.append(push)
-                }
-            }
+        let backoff = self.backoff
+        // A token APNs rate-limited waits out its hold; the rest go at once.
+        let holds = { (pending: [PushAttempts.Pending]) -> [Int: ContinuousClock.Instant] in
+            guard backoff.holdsAny else { return [:] }
+            let held = backoff.holds(for: pending.map { pushes[$0.index].token }, now: .now)
+            var byIndex: [Int: ContinuousClock.Instant] = [:]
+            for push in pending { if let until = held[pushes[push.index].token] { byIndex[push.index] = until } }
+            return byIndex
         }
-        return outcomes.map { $0! }
-    }
-
-    /// One push's progress through its attempts.
-    private struct PendingPush {
-        let index: Int
-        var attempts = 0
-        var resends = 0
-        /// What APNs said last, so a deadline that ends a backoff still reports the real refusal.
-        var lastAnswer: PushOutcome?
-        var notBefore = ContinuousClock.Instant.now
-        /// The connection that did not process it last time; a resend prefers another.
-        var avoid: ObjectIdentifier?
+        return await attempts.run(addresses: pushes.map(\.token), timeout: timeout, holds: holds) { due, limit in
+            let answers = await attempt(due, of: pushes, limit: limit)
+            return zip(due, answers).map { pending, answer in judge(answer, for: pending, token: pushes[pending.index].token) }
+        }
     }
 
     /// What one attempt produced for one push.
@@ -186,14 +151,9 @@ public final class APNsClient: Sendable {
         var providerToken: ProviderToken?
     }
 
-    private enum Verdict {
-        case done(PushOutcome)
-        case again
-    }
-
     /// Sends `due` once: one provider token and one header block per push kind for the round, the
     /// batch split over the pool's connections, one wait for all their answers.
-    private func attempt(_ due: [PendingPush], of pushes: [APNsPush], limit: Duration) async -> [Answer] {
+    private func attempt(_ due: [PushAttempts.Pending], of pushes: [APNsPush], limit: Duration) async -> [Answer] {
         let providerToken: ProviderToken?
         do {
             providerToken = try providerTokens?.token(now: now())
@@ -220,54 +180,29 @@ public final class APNsClient: Sendable {
     }
 
     /// Turns one attempt's answer into a final outcome, or into another try (with its wait).
-    private func judge(_ answer: Answer, for push: inout PendingPush, token: String) -> Verdict {
+    private func judge(_ answer: Answer, for pending: PushAttempts.Pending, token: String) -> PushAttempts.Verdict {
+        let response: HTTP2Response
         switch answer.result {
-        case .success(let response):
-            let outcome = Self.outcome(of: response, token: token, attempts: push.attempts)
-            if outcome.succeeded, !environmentConfirmed { accepted.store(true, ordering: .relaxed) }
-            if outcome.apnsReason == .tooManyProviderTokenUpdates { providerTokens?.refusedAsTooFrequent() }
-            if outcome.succeeded { return .done(outcome) }
-            // A jittered wait draws random bytes: only for an answer that needs one.
-            let wait = retry.delay(afterAttempt: push.attempts)
-            // APNs rate-limits this device: hold the token (for later batches too), not the connection.
-            if outcome.apnsReason == .tooManyRequests { backoff.hold(token, until: .now + wait) }
-            if push.attempts >= retry.maximumAttempts { return .done(outcome) }
-            if outcome.apnsReason == .expiredProviderToken, let used = answer.providerToken {
-                // Renew only if the token is old enough; otherwise report the refusal.
-                return providerTokens?.expired(used, now: now()) == true ? .again : .done(outcome)
-            }
-            guard outcome.apnsReason?.isRetriable == true else { return .done(outcome) }
-            push.lastAnswer = outcome
-            push.notBefore = .now + wait
-            return .again
-        case .failure(let error):
-            switch error {
-            case .notProcessed where push.resends < Self.maximumResends:
-                // Not processed by the server: resending cannot duplicate, so it does not use up
-                // an attempt; the deadline and this cap bound it.
-                push.resends += 1
-                push.attempts -= 1
-                push.avoid = answer.connection
-                push.notBefore = .now + retry.resendDelay(afterResend: push.resends)
-                return .again
-            case .connectFailed where push.attempts < retry.maximumAttempts,
-                 .queueFull where push.attempts < retry.maximumAttempts:
-                push.notBefore = .now + retry.delay(afterAttempt: push.attempts)
-                return .again
-            case .timeout:
-                return .done(push.lastAnswer ?? PushOutcome(token: token, status: 504, reason: HeraldPushReason.timeout.rawValue,
-                                                                      attempts: push.attempts))
-            case .cancelled:
-                return .done(PushOutcome(token: token, status: 504, reason: HeraldPushReason.cancelled.rawValue,
-                                         attempts: push.attempts))
-            default:
-                return .done(PushOutcome(token: token, status: 502, reason: Self.reason(for: error), attempts: push.attempts))
-            }
+        case .success(let received): response = received
+        case .failure(let error): return attempts.verdict(on: error, connection: answer.connection, pending: pending, address: token)
         }
+        let attempt = pending.attempts + 1
+        let outcome = Self.outcome(of: response, token: token, attempts: attempt)
+        if outcome.succeeded, !environmentConfirmed { accepted.store(true, ordering: .relaxed) }
+        if outcome.apnsReason == .tooManyProviderTokenUpdates { providerTokens?.refusedAsTooFrequent() }
+        if outcome.succeeded { return .done(outcome) }
+        // A jittered wait draws random bytes: only for an answer that needs one.
+        let wait = retry.delay(afterAttempt: attempt)
+        // APNs rate-limits this device: hold the token (for later batches too), not the connection.
+        if outcome.apnsReason == .tooManyRequests { backoff.hold(token, until: .now + wait) }
+        if attempt >= retry.maximumAttempts { return .done(outcome) }
+        if outcome.apnsReason == .expiredProviderToken, let used = answer.providerToken {
+            // Renew only if the token is old enough; otherwise report the refusal.
+            return providerTokens?.expired(used, now: now()) == true ? .retry(after: .zero, answer: nil) : .done(outcome)
+        }
+        guard outcome.apnsReason?.isRetriable == true else { return .done(outcome) }
+        return .retry(after: wait, answer: outcome)
     }
-
-    /// Resends of requests the server did not process (GOAWAY, REFUSED_STREAM) allowed per push.
-    static let maximumResends = 20
 
     /// Pushes of one kind share their headers' encoding.
     private struct HeaderKind: Hashable {

@@ -73,7 +73,11 @@ public final class FCMClient: Sendable {
     public func send(_ messages: [FCMMessage], timeout: Duration, validateOnly: Bool = false) async -> [PushOutcome] {
         let renewed = Mutex(false)
         let hold = projectHold
-        return await attempts.run(addresses: messages.map(\.token), timeout: timeout, heldUntil: { hold.heldUntil }) { due, limit in
+        let holds = { (pending: [PushAttempts.Pending]) -> [Int: ContinuousClock.Instant] in
+            guard let until = hold.heldUntil, until > .now else { return [:] }
+            return Dictionary(uniqueKeysWithValues: pending.map { ($0.index, until) })
+        }
+        return await attempts.run(addresses: messages.map(\.token), timeout: timeout, holds: holds) { due, limit in
             let token: AccessToken
             do {
                 token = try await tokens.token()

@@ -2,8 +2,8 @@ import Foundation
 import HeraldHTTP2
 import Synchronization
 
-/// The retry loop the FCM and Web Push clients share: rounds of attempts, each round one batch
-/// over the connections, until every push has a final outcome or the deadline passes.
+/// The retry loop every push client shares (APNs, FCM, Web Push): rounds of attempts, each round
+/// one batch over the connections, until every push has a final outcome or the deadline passes.
 ///
 /// A round's sender answers one ``Verdict`` per push. What the server did not process (GOAWAY,
 /// REFUSED_STREAM) is resent without using up an attempt; what it may have processed is never
@@ -31,13 +31,18 @@ struct PushAttempts {
 
     let retry: RetryPolicy
 
+    /// Resends of requests the server did not process (GOAWAY, REFUSED_STREAM) allowed per push.
+    static let maximumResends = 20
+
     /// Runs rounds until each of `addresses` has an outcome.
     ///
     /// - Parameters:
     ///   - addresses: each push's token or endpoint, for the outcomes a deadline writes.
-    ///   - heldUntil: when the service asked everyone to wait (a 429 with `Retry-After`), if it did.
+    ///   - holds: for pending pushes the service asked to wait (a 429: APNs per device token, FCM
+    ///     per project), when each may go again, by push index. Called once per round.
     ///   - round: sends the due pushes once with the attempt's time limit; one verdict each, in order.
-    func run(addresses: [String], timeout: Duration, heldUntil: @Sendable () -> ContinuousClock.Instant? = { nil },
+    func run(addresses: [String], timeout: Duration,
+             holds: ([Pending]) -> [Int: ContinuousClock.Instant] = { _ in [:] },
              round: ([Pending], Duration) async -> [Verdict]) async -> [PushOutcome] {
         let deadline = ContinuousClock.now + timeout
         var outcomes = [PushOutcome?](repeating: nil, count: addresses.count)
@@ -52,8 +57,11 @@ struct PushAttempts {
                 }
                 break
             }
-            if let until = heldUntil(), until > now {
-                for index in pending.indices { pending[index].notBefore = max(pending[index].notBefore, until) }
+            let held = holds(pending)
+            if !held.isEmpty {
+                for index in pending.indices {
+                    if let until = held[pending[index].index] { pending[index].notBefore = max(pending[index].notBefore, until) }
+                }
             }
             let due = pending.filter { $0.notBefore <= now }
             guard !due.isEmpty else {
@@ -77,7 +85,7 @@ struct PushAttempts {
                         push.notBefore = .now + delay
                         pending.append(push)
                     }
-                case .resend(let connection) where push.resends < APNsClient.maximumResends:
+                case .resend(let connection) where push.resends < Self.maximumResends:
                     push.resends += 1
                     push.attempts -= 1
                     push.avoid = connection
@@ -92,12 +100,15 @@ struct PushAttempts {
         return outcomes.map { $0! }
     }
 
-    /// The verdict on a request that got no answer.
+    /// The verdict on a request that got no answer: what the server did not process is resent;
+    /// a failed connect or a full queue is tried again while attempts remain; what the server may
+    /// have processed is never resent.
     func verdict(on error: HTTP2Error, connection: ObjectIdentifier?, pending: Pending, address: String) -> Verdict {
         switch error {
         case .notProcessed:
             return .resend(avoiding: connection)
-        case .connectFailed, .queueFull:
+        case .connectFailed where pending.attempts + 1 < retry.maximumAttempts,
+             .queueFull where pending.attempts + 1 < retry.maximumAttempts:
             return .retry(after: retry.delay(afterAttempt: pending.attempts + 1), answer: nil)
         case .timeout:
             return .done(pending.lastAnswer ?? PushOutcome(token: address, status: 504, reason: HeraldPushReason.timeout.rawValue,

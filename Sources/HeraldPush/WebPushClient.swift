@@ -46,7 +46,7 @@ public final class WebPushClient: Sendable {
     /// per message, in order; the outcome's `token` is the subscription's endpoint.
     public func send(_ messages: [WebPushMessage], timeout: Duration) async -> [PushOutcome] {
         let origins = messages.map(\.subscription.origin)
-        return await attempts.run(addresses: messages.map(\.subscription.endpoint), timeout: timeout, heldUntil: { nil }) { due, limit in
+        return await attempts.run(addresses: messages.map(\.subscription.endpoint), timeout: timeout) { due, limit in
             var verdicts = [PushAttempts.Verdict?](repeating: nil, count: due.count)
             // One round per origin: each push service has its own connections and its own 429s.
             let byOrigin = Dictionary(grouping: due.indices, by: { origins[due[$0].index] })

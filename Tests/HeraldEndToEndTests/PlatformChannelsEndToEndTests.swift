@@ -393,4 +393,29 @@ struct PlatformChannelsEndToEndTests {
             }
         }
     }
+
+    @Test("a suspended android installation with a backlog gets a data-only wake message through FCM, as iOS gets content-available")
+    func androidWakePushGoesThroughFCM() async throws {
+        try await withScratch { scratch in
+            try await withSandboxedHerald(yaml: SandboxedHerald.configuration(in: scratch), in: scratch) { herald in
+                let path = "/v1/apps/\(WebhookE2E.app)/devices/pixel"
+                let put = try await herald.api("PUT", path, json: ["timeZone": "UTC", "platform": "android", "fcmToken": "fcm-wake-0001",
+                                                                   "backgroundModes": ["remote-notification"]])
+                try #require(put.status == 201, "\(put.text)")
+                for state in ["background", "suspended"] {
+                    let reply = try await herald.api("PUT", path + "/state", json: ["state": state])
+                    try #require(reply.status == 200, "\(reply.text)")
+                }
+                let events = try await herald.api("POST", path + "/events", json: ["events": [["kind": "batteryLevel", "value": 0.5]]])
+                try #require(events.status == 200, "\(events.text)")
+                let woken = await eventually(timeout: .seconds(10), interval: .milliseconds(100)) { () -> JSONObject? in
+                    try? await herald.fcmInbox("fcm-wake-0001").messages.first?.object("message")
+                }
+                let message = try #require(woken, "a wake message reached FCM")
+                #expect(message.object("data")?.string("herald_wake") == "1")
+                #expect(message.object("notification") == nil, "data-only: nothing shown")
+                #expect(message.object("android")?.string("priority") == "normal")
+            }
+        }
+    }
 }

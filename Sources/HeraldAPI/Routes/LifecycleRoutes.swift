@@ -151,19 +151,31 @@ struct LifecycleRoutes {
         await services.engine.arm(result.rearmed)
     }
 
-    /// A throttled `content-available` push telling an asleep app that a backlog waits, for
-    /// devices that declared `remote-notification`.
+    /// A throttled push telling an asleep app that a backlog waits, for devices that declared
+    /// `remote-notification`: `content-available` through APNs for ios, a data-only message at
+    /// normal priority through FCM for android. Web installations get none: a browser must show
+    /// every push it takes (`userVisibleOnly`), so a silent wake is not a thing there.
     private func sendWakePush(app: App, device: Device) {
-        guard wakePushesPerHour > 0, app.push != nil, device.backgroundModes.contains("remote-notification"),
-              let token = device.token else { return }
+        guard wakePushesPerHour > 0, device.backgroundModes.contains("remote-notification"), device.platform != .web,
+              app.pushes(to: device.platform), let address = device.pushAddress else { return }
         let (store, gateway, metrics, perHour, now) = (self.store, self.gateway, self.metrics, wakePushesPerHour, services.clock.now())
         Task {
             guard let allowed = try? await store.recordWakePush(appID: app.id, deviceID: device.id, now: now, perHour: perHour)
             else { return }
             guard allowed else { return metrics.wakePush(sent: false) }
-            guard let push = try? APNsPush(token: token, type: .background, bundleID: app.id, aps: APS(contentAvailable: 1))
-            else { return }
-            _ = await gateway.send([push], app: app)
+            switch device.platform {
+            case .ios:
+                guard let push = try? APNsPush(token: address, type: .background, bundleID: app.id, aps: APS(contentAvailable: 1))
+                else { return }
+                _ = await gateway.send([push], app: app)
+            case .android:
+                guard let push = try? ChannelPush(type: .background, aps: APS(contentAvailable: 1), custom: ["herald_wake": .string("1")]),
+                      let message = try? FCMMessage(token: address, push: push, now: now)
+                else { return }
+                _ = await gateway.send([message], app: app)
+            case .web:
+                return
+            }
             metrics.wakePush(sent: true)
         }
     }
