@@ -7,9 +7,10 @@ import ServiceLifecycle
 
 /// Delivers what the timer fired, off the timer's path.
 ///
-/// The engine commits firings to the fire log and hands them here without waiting. Each app
-/// has its own queue with at most ``Configuration/perAppConcurrency`` deliveries in flight, so a
-/// slow or failing app never delays another app's. Outcomes are stored in batches. A fault (a
+/// The engine commits firings to the fire log and hands them here without waiting. Each app has
+/// a queue per platform (APNs, FCM, Web Push) with at most ``Configuration/perAppConcurrency``
+/// deliveries in flight, so a slow or failing app never delays another app's, and a service that
+/// is down for an app never delays the app's other platforms. Outcomes are stored in batches. A fault (a
 /// push that got no answer, a store call that failed) is never an outcome: the delivery is
 /// retried with capped, jittered backoff for as long as the node runs, and each unit of work is
 /// idempotent (the inbox keeps one item per firing, a push carries the occurrence as its collapse
@@ -18,7 +19,7 @@ import ServiceLifecycle
 /// whatever it could not finish stays pending in the log, for another node or the next start.
 public actor DeliveryDispatcher: Service {
     public struct Configuration: Sendable {
-        /// Delivery calls in flight at once for one app.
+        /// Delivery calls in flight at once for one app and platform.
         public var perAppConcurrency: Int
         /// Most occurrences in one delivery call.
         public var chunkSize: Int
@@ -73,7 +74,17 @@ public actor DeliveryDispatcher: Service {
         }
     }
 
-    private var queues: [String: WorkQueue] = [:]
+    /// One queue per app and platform: what one push service does cannot hold back another's.
+    private struct Lane: Hashable {
+        var app: String
+        var platform: Platform
+
+        init(_ fired: FiredOccurrence) {
+            (app, platform) = (fired.device.appID, fired.device.platform)
+        }
+    }
+
+    private var queues: [Lane: WorkQueue] = [:]
     /// Fire-log ids this dispatcher holds (queued, in flight, waiting to retry, or with an
     /// outcome not yet stored): a firing handed over again while held is not delivered twice.
     private var held: Set<Int64> = []
@@ -81,7 +92,7 @@ public actor DeliveryDispatcher: Service {
     /// just before that commit must not deliver it again.
     private var recentlyStored: [Int64: ContinuousClock.Instant] = [:]
     private var lastPruned = ContinuousClock.now
-    private var inFlight: [String: Int] = [:]
+    private var inFlight: [Lane: Int] = [:]
     /// Occurrences in delivery calls that have not returned.
     private var occurrencesInFlight = 0
     private let inFlightGauge = Gauge(label: "herald_deliveries_in_flight")
@@ -185,30 +196,30 @@ public actor DeliveryDispatcher: Service {
             for item in work { if let logID = item.fired.logID { held.remove(logID) } }
             return
         }
-        for item in work { queues[item.fired.device.appID, default: WorkQueue()].append(item) }
-        for app in Set(work.map(\.fired.device.appID)) { startWork(app) }
+        for item in work { queues[Lane(item.fired), default: WorkQueue()].append(item) }
+        for key in Set(work.map { Lane($0.fired) }) { startWork(key) }
     }
 
-    private func startWork(_ app: String) {
-        while !stopping, inFlight[app, default: 0] < configuration.perAppConcurrency,
-              queues[app]?.isEmpty == false {
-            let chunk = queues[app, default: WorkQueue()].take(configuration.chunkSize)
-            if queues[app]?.isEmpty == true { queues[app] = nil }
-            inFlight[app, default: 0] += 1
+    private func startWork(_ lane: Lane) {
+        while !stopping, inFlight[lane, default: 0] < configuration.perAppConcurrency,
+              queues[lane]?.isEmpty == false {
+            let chunk = queues[lane, default: WorkQueue()].take(configuration.chunkSize)
+            if queues[lane]?.isEmpty == true { queues[lane] = nil }
+            inFlight[lane, default: 0] += 1
             occurrencesInFlight += chunk.count
             inFlightGauge.record(occurrencesInFlight)
             let id = UUID()
             running[id] = Task { [channel] in
                 let outcomes = await channel.deliver(chunk.map(\.fired))
-                self.finished(id: id, app: app, chunk: chunk, outcomes: outcomes)
+                self.finished(id: id, lane: lane, chunk: chunk, outcomes: outcomes)
             }
         }
     }
 
-    private func finished(id: UUID, app: String, chunk: [Work], outcomes: [DeliveryOutcome]) {
+    private func finished(id: UUID, lane: Lane, chunk: [Work], outcomes: [DeliveryOutcome]) {
         running[id] = nil
-        inFlight[app, default: 1] -= 1
-        if inFlight[app] == 0 { inFlight[app] = nil }
+        inFlight[lane, default: 1] -= 1
+        if inFlight[lane] == 0 { inFlight[lane] = nil }
         occurrencesInFlight -= chunk.count
         inFlightGauge.record(occurrencesInFlight)
         var retries: [Work] = []
@@ -228,7 +239,7 @@ public actor DeliveryDispatcher: Service {
         }
         countFired(final)
         if !retries.isEmpty { scheduleRetry(retries) }
-        startWork(app)
+        startWork(lane)
         if !flushing, !unsaved.isEmpty { Task { await self.flushSoon() } }
     }
 

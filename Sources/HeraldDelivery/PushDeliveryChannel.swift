@@ -35,24 +35,22 @@ public struct PushDeliveryChannel: DeliveryChannel {
                 continue
             }
             let byPlatform = Dictionary(grouping: indices, by: { batch[$0].device.platform })
+            // The platforms' services are sent to at once: one that is down or slow (an FCM
+            // endpoint that does not answer) does not hold back the others. One task per
+            // platform in the batch, never one per push.
+            let decided = await withTaskGroup(of: [Decided].self) { group in
+                for (platform, indices) in byPlatform {
+                    group.addTask { await deliver(indices, of: batch, app: app, platform: platform) }
+                }
+                var all: [Decided] = []
+                for await part in group { all += part }
+                return all
+            }
             var feedback: [FeedbackEvent] = []
-            for (platform, indices) in byPlatform {
-                guard app.pushes(to: platform) else {
-                    for index in indices { outcomes[index] = .recorded }
-                    continue
-                }
-                let sent: [(index: Int, outcome: PushOutcome)]
-                switch platform {
-                case .ios: sent = await sendAPNs(indices, of: batch, app: app, outcomes: &outcomes)
-                case .android: sent = await sendFCM(indices, of: batch, app: app, outcomes: &outcomes)
-                case .web: sent = await sendWebPush(indices, of: batch, app: app, outcomes: &outcomes)
-                }
-                for (index, result) in sent {
-                    outcomes[index] = DeliveryOutcome(.push, Self.result(of: result),
-                                                      apnsStatus: result.status, apnsID: result.apnsID)
-                    if !result.succeeded || reportsSuccess {
-                        feedback.append(Self.feedback(for: batch[index], result: result))
-                    }
+            for decision in decided {
+                outcomes[decision.index] = decision.outcome
+                if let push = decision.push, !push.succeeded || reportsSuccess {
+                    feedback.append(Self.feedback(for: batch[decision.index], result: push))
                 }
             }
             // Retried for a while: the pushes went out, and their feedback must not be lost to a
@@ -60,6 +58,32 @@ public struct PushDeliveryChannel: DeliveryChannel {
             try? await retryingStoreCall(until: .now + Self.feedbackPatience) { try await store.recordFeedback(feedback) }
         }
         return outcomes
+    }
+
+    /// One occurrence's outcome, and the service's answer when it was sent.
+    private struct Decided: Sendable {
+        var index: Int
+        var outcome: DeliveryOutcome
+        var push: PushOutcome?
+    }
+
+    /// One app's occurrences for one platform: sent through its service, or recorded when the app
+    /// has no settings for it. The outcome of each of `indices`.
+    private func deliver(_ indices: [Int], of batch: [FiredOccurrence], app: App, platform: Platform) async -> [Decided] {
+        guard app.pushes(to: platform) else { return indices.map { Decided(index: $0, outcome: .recorded) } }
+        var outcomes = [DeliveryOutcome](repeating: .notDelivered, count: batch.count)
+        let sent: [(index: Int, outcome: PushOutcome)]
+        switch platform {
+        case .ios: sent = await sendAPNs(indices, of: batch, app: app, outcomes: &outcomes)
+        case .android: sent = await sendFCM(indices, of: batch, app: app, outcomes: &outcomes)
+        case .web: sent = await sendWebPush(indices, of: batch, app: app, outcomes: &outcomes)
+        }
+        var answers: [Int: PushOutcome] = [:]
+        for (index, result) in sent {
+            outcomes[index] = DeliveryOutcome(.push, Self.result(of: result), apnsStatus: result.status, apnsID: result.apnsID)
+            answers[index] = result
+        }
+        return indices.map { Decided(index: $0, outcome: outcomes[$0], push: answers[$0]) }
     }
 
     /// The occurrences' contents, or the final refusal of one that no longer decodes.

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import HeraldTestSupport
 import Testing
 
@@ -418,4 +421,76 @@ struct PlatformChannelsEndToEndTests {
             }
         }
     }
+
+    @Test("an app whose FCM endpoint is down still reaches its own web installations on time")
+    func oneChannelDownDelaysNoOtherChannelOfTheApp() async throws {
+        try await withScratch { scratch in
+            try await withSandboxedHerald(yaml: SandboxedHerald.configuration(in: scratch), in: scratch) { herald in
+                let account = try #require(try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: URL(fileURLWithPath: TestCertificates.path("dev-fcm-service-account.json")))) as? [String: Any])
+                let demo = try await herald.api("GET", "/v1/apps/\(WebhookE2E.app)")
+                let sandbox = try #require(demo.json.object("fcm")?.string("endpoint"))
+                var tokenAtSandbox = account
+                tokenAtSandbox["token_uri"] = sandbox + "/token"
+                let app = "com.example.split"
+                // A silent FCM endpoint: it accepts connections and never answers.
+                let silent = try SilentListener()
+                defer { silent.close() }
+                let created = try await herald.api("PUT", "/v1/apps/\(app)", json: [
+                    "fcm": ["serviceAccount": tokenAtSandbox, "endpoint": "https://127.0.0.1:\(silent.port)",
+                            "caFile": TestCertificates.path("dev-ca.pem")],
+                    "webPush": ["subject": "mailto:ops@example.com", "caFile": TestCertificates.path("dev-ca.pem"),
+                                "allowedHosts": ["127.0.0.1"]],
+                ])
+                try #require(created.status == 201, "\(created.text)")
+                try await herald.registerAndroid("phone", fcmToken: "fcm-split-0001", app: app)
+                let subscription = try await herald.subscribe()
+                try await herald.registerWeb("laptop", subscription: subscription.json, app: app)
+                let at = wholeSecond(after: 3)
+                for device in ["phone", "laptop"] {
+                    let reply = try await herald.api("POST", "/v1/apps/\(app)/devices/\(device)/notifications",
+                                                     json: ["id": "same-instant", "fireDate": utc(at), "alert": ["body": "now"]])
+                    try #require(reply.status == 201, "\(reply.text)")
+                }
+                let received = await eventually(timeout: .seconds(15), interval: .milliseconds(100)) { () -> Double? in
+                    try? await herald.webPushInbox(subscription.id).messages.first?.double("receivedAt")
+                }
+                let webAt = try #require(received, "the web installation was reached")
+                #expect(Date(timeIntervalSinceReferenceDate: webAt).timeIntervalSince(at) < 1.0,
+                        "the web push left within a second though the app's FCM endpoint never answers")
+            }
+        }
+    }
+}
+
+/// A TCP listener that accepts connections and never reads or writes: a silent peer.
+final class SilentListener: @unchecked Sendable {
+    let port: Int
+    private let socket: Int32
+    private let thread: Thread
+
+    init() throws {
+        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, Glibc.listen(listener, 16) == 0 else { throw EndToEndFailure("cannot listen") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        socket = listener
+        thread = Thread {
+            // Accepted connections are kept open and never served; they close with the process.
+            while Glibc.accept(listener, nil, nil) >= 0 {}
+        }
+        thread.start()
+    }
+
+    func close() { Glibc.shutdown(socket, Int32(SHUT_RDWR)); _ = Glibc.close(socket) }
 }
