@@ -591,7 +591,7 @@ paths:
             application/json:
               schema:
                 allOf: [{$ref: "#/components/schemas/Error"}]
-                properties: {error: {properties: {reason: {enum: [invalidId, invalidField, missingField, invalidOverflow, tooManyCustomKinds, invalidCustomKind, invalidPushEnvironment, invalidPushCredentials, pushEnvironmentNotAllowed, credentialPathNotAllowed]}}}}
+                properties: {error: {properties: {reason: {enum: [invalidId, invalidField, missingField, invalidOverflow, tooManyCustomKinds, invalidCustomKind, invalidPushEnvironment, invalidPushCredentials, pushEnvironmentNotAllowed, credentialPathNotAllowed, invalidFCMServiceAccount, invalidFCMSettings, invalidWebPushSettings]}}}}
         "429": {$ref: "#/components/responses/RateLimited"}
     get:
       summary: Read an app (secrets masked)
@@ -634,7 +634,7 @@ paths:
             application/json:
               schema:
                 allOf: [{$ref: "#/components/schemas/Error"}]
-                properties: {error: {properties: {reason: {enum: [invalidId, invalidField, missingField, invalidTimeZone, invalidToken, invalidLocale, invalidBackgroundMode]}}}}
+                properties: {error: {properties: {reason: {enum: [invalidId, invalidField, missingField, invalidTimeZone, invalidToken, invalidLocale, invalidBackgroundMode, invalidPlatform, addressNotForPlatform, invalidFcmToken, invalidWebPushEndpoint, webPushHostNotAllowed, invalidWebPushKeys]}}}}
         "429": {$ref: "#/components/responses/RateLimited"}
     get:
       summary: Read a device
