@@ -100,21 +100,14 @@ public final class FCMClient: Sendable {
                     verdicts.append(attempts.verdict(on: error, connection: answer.connection, pending: pending, address: address))
                 case .success(let response):
                     let outcome = Self.outcome(of: response, token: address, attempts: pending.attempts + 1)
-                    switch response.status {
-                    case 200:
+                    if response.status == 200 {
                         verdicts.append(.done(outcome))
-                    case 401 where !renewed.withLock({ $0 }):
+                    } else if response.status == 401, !renewed.withLock({ $0 }) {
                         refusedToken = true
                         verdicts.append(.retry(after: .zero, answer: outcome))
-                    case 429:
-                        let wait = PushAttempts.retryAfter(response) ?? attempts.retry.delay(afterAttempt: pending.attempts + 1)
-                        hold.hold(until: .now + wait)
-                        verdicts.append(.retry(after: wait, answer: outcome))
-                    case 500, 502, 503, 504:
-                        let wait = PushAttempts.retryAfter(response) ?? attempts.retry.delay(afterAttempt: pending.attempts + 1)
-                        verdicts.append(.retry(after: wait, answer: outcome))
-                    default:
-                        verdicts.append(.done(outcome))
+                    } else {
+                        verdicts.append(attempts.verdict(onWait: response, outcome: outcome, pending: pending,
+                                                         rateLimited: { hold.hold(until: $0) }) ?? .done(outcome))
                     }
                 }
             }

@@ -122,6 +122,17 @@ struct PushAttempts {
         }
     }
 
+    /// The verdict on a service's "wait" answers, as FCM and Web Push give them: 429 and 5xx are
+    /// tried again after `Retry-After` (else the backoff), and a 429 also holds whatever
+    /// `rateLimited` covers (the FCM project, the Web Push origin) until then. nil for any other answer.
+    func verdict(onWait response: HTTP2Response, outcome: PushOutcome, pending: Pending,
+                 rateLimited: (ContinuousClock.Instant) -> Void) -> Verdict? {
+        guard response.status == 429 || [500, 502, 503, 504].contains(response.status) else { return nil }
+        let wait = Self.retryAfter(response) ?? retry.delay(afterAttempt: pending.attempts + 1)
+        if response.status == 429 { rateLimited(.now + wait) }
+        return .retry(after: wait, answer: outcome)
+    }
+
     /// A `Retry-After` header in seconds (the date form is read as absent).
     static func retryAfter(_ response: HTTP2Response) -> Duration? {
         guard let text = response.header("retry-after"), let seconds = Int(text.trimmingCharacters(in: .whitespaces)),

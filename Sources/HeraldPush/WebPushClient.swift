@@ -46,64 +46,75 @@ public final class WebPushClient: Sendable {
     /// per message, in order; the outcome's `token` is the subscription's endpoint.
     public func send(_ messages: [WebPushMessage], timeout: Duration) async -> [PushOutcome] {
         let origins = messages.map(\.subscription.origin)
-        return await attempts.run(addresses: messages.map(\.subscription.endpoint), timeout: timeout) { due, limit in
-            var verdicts = [PushAttempts.Verdict?](repeating: nil, count: due.count)
-            // One round per origin: each push service has its own connections and its own 429s.
+        // A push service that answered 429 holds every message to its origin for Retry-After.
+        let holds = { (pending: [PushAttempts.Pending]) -> [Int: ContinuousClock.Instant] in
+            let held = self.originHolds.withLock { holds in holds.filter { $0.value > .now } }
+            guard !held.isEmpty else { return [:] }
+            var byIndex: [Int: ContinuousClock.Instant] = [:]
+            for push in pending { if let until = held[origins[push.index]] { byIndex[push.index] = until } }
+            return byIndex
+        }
+        return await attempts.run(addresses: messages.map(\.subscription.endpoint), timeout: timeout, holds: holds) { due, limit in
+            // Each push service has its own connections and its own 429s, and is sent to at
+            // once: a slow one does not hold back the others. One task per origin, not per push.
             let byOrigin = Dictionary(grouping: due.indices, by: { origins[due[$0].index] })
-            for (origin, positions) in byOrigin {
-                if let until = originHolds.withLock({ $0[origin] }), until > .now {
-                    for position in positions { verdicts[position] = .retry(after: until - .now, answer: due[position].lastAnswer) }
-                    continue
-                }
-                var requests: [HTTP2Request] = []
-                var sent: [Int] = []
-                for position in positions {
-                    let message = messages[due[position].index]
-                    do {
-                        requests.append(try request(for: message, origin: origin))
-                        sent.append(position)
-                    } catch {
-                        verdicts[position] = .done(PushOutcome(token: message.subscription.endpoint, status: 422,
-                                                               reason: (error as? HeraldError)?.reason ?? "invalidWebPushKeys",
-                                                               attempts: due[position].attempts + 1))
+            var verdicts = [PushAttempts.Verdict?](repeating: nil, count: due.count)
+            await withTaskGroup(of: [(position: Int, verdict: PushAttempts.Verdict)].self) { group in
+                for (origin, positions) in byOrigin {
+                    let pending = positions.map { due[$0] }
+                    group.addTask {
+                        zip(positions, await self.round(pending, of: messages, origin: origin, limit: limit)).map { ($0, $1) }
                     }
                 }
-                guard !requests.isEmpty else { continue }
-                let pool: PushConnectionPool
-                do {
-                    pool = try pools.pool(for: origin, caFile: settings.caFile)
-                } catch {
-                    for position in sent {
-                        verdicts[position] = .done(PushOutcome(token: messages[due[position].index].subscription.endpoint, status: 422,
-                                                               reason: "invalidWebPushSettings", attempts: due[position].attempts + 1))
-                    }
-                    continue
-                }
-                let answers = await pool.send(requests, avoiding: Set(sent.compactMap { due[$0].avoid }), limit: limit)
-                for (position, answer) in zip(sent, answers) {
-                    let pending = due[position]
-                    let address = messages[pending.index].subscription.endpoint
-                    switch answer.result {
-                    case .failure(let error):
-                        verdicts[position] = attempts.verdict(on: error, connection: answer.connection, pending: pending, address: address)
-                    case .success(let response):
-                        let outcome = Self.outcome(of: response, endpoint: address, attempts: pending.attempts + 1)
-                        switch response.status {
-                        case 429:
-                            let wait = PushAttempts.retryAfter(response) ?? attempts.retry.delay(afterAttempt: pending.attempts + 1)
-                            originHolds.withLock { holds in holds[origin] = max(holds[origin] ?? .now, .now + wait) }
-                            verdicts[position] = .retry(after: wait, answer: outcome)
-                        case 500, 502, 503, 504:
-                            let wait = PushAttempts.retryAfter(response) ?? attempts.retry.delay(afterAttempt: pending.attempts + 1)
-                            verdicts[position] = .retry(after: wait, answer: outcome)
-                        default:
-                            verdicts[position] = .done(outcome)
-                        }
-                    }
-                }
+                for await part in group { for (position, verdict) in part { verdicts[position] = verdict } }
             }
             return verdicts.map { $0! }
         }
+    }
+
+    /// One attempt for the messages to one origin: encrypted, sent over its pool, judged.
+    private func round(_ due: [PushAttempts.Pending], of messages: [WebPushMessage], origin: String,
+                       limit: Duration) async -> [PushAttempts.Verdict] {
+        var verdicts = [PushAttempts.Verdict?](repeating: nil, count: due.count)
+        var requests: [HTTP2Request] = []
+        var sent: [Int] = []
+        for (position, pending) in due.enumerated() {
+            let message = messages[pending.index]
+            do {
+                requests.append(try request(for: message, origin: origin))
+                sent.append(position)
+            } catch {
+                verdicts[position] = .done(PushOutcome(token: message.subscription.endpoint, status: 422,
+                                                       reason: (error as? HeraldError)?.reason ?? "invalidWebPushKeys",
+                                                       attempts: pending.attempts + 1))
+            }
+        }
+        guard !requests.isEmpty else { return verdicts.map { $0! } }
+        let pool: PushConnectionPool
+        do {
+            pool = try pools.pool(for: origin, caFile: settings.caFile)
+        } catch {
+            for position in sent {
+                verdicts[position] = .done(PushOutcome(token: messages[due[position].index].subscription.endpoint, status: 422,
+                                                       reason: "invalidWebPushSettings", attempts: due[position].attempts + 1))
+            }
+            return verdicts.map { $0! }
+        }
+        let answers = await pool.send(requests, avoiding: Set(sent.compactMap { due[$0].avoid }), limit: limit)
+        for (position, answer) in zip(sent, answers) {
+            let pending = due[position]
+            let address = messages[pending.index].subscription.endpoint
+            switch answer.result {
+            case .failure(let error):
+                verdicts[position] = attempts.verdict(on: error, connection: answer.connection, pending: pending, address: address)
+            case .success(let response):
+                let outcome = Self.outcome(of: response, endpoint: address, attempts: pending.attempts + 1)
+                verdicts[position] = attempts.verdict(onWait: response, outcome: outcome, pending: pending, rateLimited: { until in
+                    originHolds.withLock { holds in holds[origin] = max(holds[origin] ?? until, until) }
+                }) ?? .done(outcome)
+            }
+        }
+        return verdicts.map { $0! }
     }
 
     /// The encrypted request for one message, with the origin's VAPID authorization.
