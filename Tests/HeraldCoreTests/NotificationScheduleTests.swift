@@ -5,16 +5,7 @@ import Testing
 @Suite("Fire date, time zone and repeat validation")
 struct NotificationScheduleTests {
     /// The reason a refusal carries, or nil when the input was accepted.
-    func reason(_ body: () throws -> Void) -> String? {
-        do {
-            try body()
-            return nil
-        } catch let error as HeraldError {
-            return error.reason
-        } catch {
-            return "unexpected \(error)"
-        }
-    }
+    func reason(_ body: () throws -> Void) -> String? { refusal(body) }
 
     func schedule(_ fireDate: String, _ zone: String?, unit: String? = nil, every: Int? = nil, count: Int? = nil,
                   until: String? = nil) throws(HeraldError) -> NotificationSchedule {

@@ -55,6 +55,17 @@ extension SandboxedHerald {
         return reply.json.objects("results")
     }
 
+    /// The dev service account (Google's JSON) with its `token_uri` at this sandbox, and the
+    /// sandbox's origin: for apps of a test's own whose FCM settings differ from the demo app's.
+    func sandboxServiceAccount() async throws -> (account: [String: Any], sandbox: String) {
+        var account = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: TestCertificates.path("dev-fcm-service-account.json")))) as? [String: Any])
+        let demo = try await api("GET", "/v1/apps/\(WebhookE2E.app)")
+        let sandbox = try #require(demo.json.object("fcm")?.string("endpoint"))
+        account["token_uri"] = sandbox + "/token"
+        return (account, sandbox)
+    }
+
     func deliveries(_ device: String, app: String = WebhookE2E.app) async throws -> [JSONObject] {
         try await api("GET", "/v1/apps/\(app)/devices/\(device)/deliveries?limit=100").json.objects("deliveries")
     }
@@ -269,12 +280,7 @@ struct PlatformChannelsEndToEndTests {
         try await withScratch { scratch in
             try await withSandboxedHerald(yaml: SandboxedHerald.configuration(in: scratch), in: scratch) { herald in
                 // A second app on the same service account, its endpoint a port nobody listens on.
-                let account = try #require(try JSONSerialization.jsonObject(
-                    with: Data(contentsOf: URL(fileURLWithPath: TestCertificates.path("dev-fcm-service-account.json")))) as? [String: Any])
-                let demo = try await herald.api("GET", "/v1/apps/\(WebhookE2E.app)")
-                let sandbox = try #require(demo.json.object("fcm")?.string("endpoint"))
-                var broken = account
-                broken["token_uri"] = sandbox + "/token"
+                let broken = try await herald.sandboxServiceAccount().account
                 let deadPort = try unusedLoopbackPort()
                 let created = try await herald.api("PUT", "/v1/apps/com.example.broken", json: [
                     "fcm": ["serviceAccount": broken, "endpoint": "https://127.0.0.1:\(deadPort)",
@@ -319,8 +325,7 @@ struct PlatformChannelsEndToEndTests {
                     #expect(healthy.stdout.contains("ok    \(check):"), "\(check): \(healthy)")
                 }
                 // A service account the token endpoint does not know: refused, in plain words.
-                let demo = try await herald.api("GET", "/v1/apps/\(WebhookE2E.app)")
-                let sandbox = try #require(demo.json.object("fcm")?.string("endpoint"))
+                let sandbox = try await herald.sandboxServiceAccount().sandbox
                 let stranger: [String: Any] = [
                     "type": "service_account", "project_id": "stranger", "client_email": "stranger@stranger.iam.gserviceaccount.com",
                     "private_key": try String(contentsOfFile: TestCertificates.path("dev-client.key"), encoding: .utf8),
@@ -426,12 +431,7 @@ struct PlatformChannelsEndToEndTests {
     func oneChannelDownDelaysNoOtherChannelOfTheApp() async throws {
         try await withScratch { scratch in
             try await withSandboxedHerald(yaml: SandboxedHerald.configuration(in: scratch), in: scratch) { herald in
-                let account = try #require(try JSONSerialization.jsonObject(
-                    with: Data(contentsOf: URL(fileURLWithPath: TestCertificates.path("dev-fcm-service-account.json")))) as? [String: Any])
-                let demo = try await herald.api("GET", "/v1/apps/\(WebhookE2E.app)")
-                let sandbox = try #require(demo.json.object("fcm")?.string("endpoint"))
-                var tokenAtSandbox = account
-                tokenAtSandbox["token_uri"] = sandbox + "/token"
+                let tokenAtSandbox = try await herald.sandboxServiceAccount().account
                 let app = "com.example.split"
                 // A silent FCM endpoint: it accepts connections and never answers.
                 let silent = try SilentListener()

@@ -4,17 +4,6 @@ import Testing
 
 private let token = String(repeating: "ab", count: 32)
 
-private func refusal(_ body: () throws -> Void) -> String? {
-    do {
-        try body()
-        return nil
-    } catch let error as HeraldError {
-        return error.reason
-    } catch {
-        return "unexpected \(error)"
-    }
-}
-
 @Suite("APNs push rules")
 struct APNsPushTests {
     @Test("An alert push defaults to priority 10 and the bundle id as topic")

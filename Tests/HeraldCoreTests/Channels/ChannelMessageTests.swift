@@ -6,17 +6,6 @@ import Testing
 // data-only at normal priority. collapse_key / tag play the collapse id's role." And for Web Push:
 // "Headers: TTL, Urgency, Topic", with a payload that fits one aes128gcm record.
 
-private func refusal(_ body: () throws -> Void) -> String? {
-    do {
-        try body()
-        return nil
-    } catch let error as HeraldError {
-        return error.reason
-    } catch {
-        return "unexpected \(error)"
-    }
-}
-
 private func json(_ bytes: [UInt8]) throws -> JSONValue {
     try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
 }

@@ -7,17 +7,6 @@ import Testing
 // PushSubscription on one of the app's allowed push services.
 
 /// The reason a throwing call refused with, or nil when it did not throw.
-private func refusal(_ body: () throws -> Void) -> String? {
-    do {
-        try body()
-        return nil
-    } catch let error as HeraldError {
-        return error.reason
-    } catch {
-        return "unexpected \(error)"
-    }
-}
-
 /// Base64url without padding, as browsers give the subscription keys.
 private func base64URL(_ bytes: [UInt8]) -> String {
     Data(bytes).base64EncodedString()

@@ -27,16 +27,7 @@ enum CoalescingFixture {
     }
 
     /// The stable reason of the refusal `body` throws, or nil when it does not throw.
-    static func refusal(_ body: () throws -> Void) -> String? {
-        do {
-            try body()
-            return nil
-        } catch let error as HeraldError {
-            return error.reason
-        } catch {
-            return "not a HeraldError: \(error)"
-        }
-    }
+    static func refusal(_ body: () throws -> Void) -> String? { HeraldCoreTests.refusal(body) }
 
     /// A queue that ingested `events` in order.
     static func queue(_ events: [SystemEvent], catalog: EventCatalog = catalog) throws -> DeviceEventQueue {
