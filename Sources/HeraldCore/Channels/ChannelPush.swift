@@ -72,10 +72,10 @@ public struct ChannelPush: Hashable, Sendable {
 
     /// `data` as FCM requires it: every value a string (JSON text for anything but a string).
     public var stringData: [String: String] {
-        data.mapValues { value in
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return data.mapValues { value in
             if case .string(let text) = value { return text }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
         }
     }
