@@ -56,11 +56,11 @@ struct AppRoutes {
         }
         let customKinds = body.customKinds ?? []
         _ = try EventCatalog(customKinds: customKinds)
-        var push: PushSettings?
-        if let settings = body.push {
-            push = try await acceptedSettings(settings, appID: id, principal: context.principal)
-        }
+        // Read once: masked secrets and the VAPID key pair are kept from what is stored.
         let stored = try await services.store.app(id: id)
+        let push = try body.push.map { settings throws(HeraldError) in
+            try acceptedSettings(settings, stored: stored?.push, principal: context.principal)
+        }
         let fcm = try body.fcm.map { settings throws(HeraldError) in try acceptedSettings(settings, principal: context.principal) }
         let webPush = try body.webPush.map { settings throws(HeraldError) in
             try acceptedSettings(settings, stored: stored?.webPush, principal: context.principal)
@@ -115,12 +115,12 @@ struct AppRoutes {
 
     /// The settings as they will be stored: refused (403) when an app key names what only an
     /// admin may, and with every masked secret replaced by the one already stored in its place.
-    private func acceptedSettings(_ settings: PushSettings, appID: String, principal: Principal) async throws -> PushSettings {
+    private func acceptedSettings(_ settings: PushSettings, stored: PushSettings?,
+                                  principal: Principal) throws(HeraldError) -> PushSettings {
         if !principal.isAdministrator, let field = settings.adminOnlyFields.first {
             throw HeraldError.forbidden(
                 "only an admin key may set \(field) in push settings; an app key uploads its credentials as content and uses production or sandbox")
         }
-        let stored = try await services.store.app(id: appID)?.push
         let accepted = try settings.restoringMaskedSecrets(from: stored)
         try accepted.validate()
         return accepted
