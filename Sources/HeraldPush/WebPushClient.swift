@@ -247,9 +247,6 @@ public final class WebPushPools: Sendable {
         }
     }
 
-    /// Open connections across every origin.
-    public var openConnections: Int { pools.withLock { $0.values.reduce(0) { $0 + $1.pool.openConnections } } }
-
     public func closeAll() async {
         let all = pools.withLock { pools in
             defer { pools.removeAll() }

@@ -41,9 +41,6 @@ final class FCMService: Sendable {
     /// Forgets every access token, as if they had expired: the next send with one is a 401.
     func revokeAccessTokens() { issued.withLock { $0.removeAll() } }
 
-    /// Access tokens granted so far and still valid.
-    var validAccessTokens: Int { issued.withLock { $0.count } }
-
     private func grant(_ request: HTTP2ServerRequest) -> HTTP2Response {
         let form = Self.form(String(decoding: request.body, as: UTF8.self))
         guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer", let assertion = form["assertion"] else {

@@ -7,7 +7,6 @@ public enum SandboxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A trusted token key could not be read as an EC P-256 public key.
     case unreadableKey(keyID: String, path: String, detail: String)
     case alreadyStarted
-    case notStarted
     case adminServerFailed(String)
 
     public var description: String {
@@ -20,8 +19,6 @@ public enum SandboxError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot read the token key \(keyID) from \(path): \(detail)"
         case .alreadyStarted:
             return "the sandbox is already started"
-        case .notStarted:
-            return "the sandbox is not started"
         case .adminServerFailed(let message):
             return "the admin server failed: \(message)"
         }

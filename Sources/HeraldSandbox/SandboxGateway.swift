@@ -14,7 +14,8 @@ public final class SandboxGateway: Sendable {
     private let inboxes: DeviceInboxes
     private let channelInboxes: ChannelInboxes
     private let sharedFaults: SharedFaults
-    private let services = Mutex<(fcm: FCMService, webPush: WebPushService)?>(nil)
+    /// The running FCM endpoint, for ``revokeFCMAccessTokens()``.
+    private let fcm = Mutex<FCMService?>(nil)
     private let running = Mutex<Running?>(nil)
     private let boundPorts = Mutex<(tls: Int, admin: Int)>((0, 0))
 
@@ -69,7 +70,7 @@ public final class SandboxGateway: Sendable {
         }
         let fcm = FCMService(accounts: accounts, inboxes: channelInboxes, logger: logger)
         let webPush = WebPushService(inboxes: channelInboxes, logger: logger)
-        services.withLock { $0 = (fcm, webPush) }
+        self.fcm.withLock { $0 = fcm }
         let responder = SandboxResponder(
             validator: PushRequestValidator(keys: keys, maximumTokenAge: configuration.maximumTokenAge),
             inboxes: inboxes, faults: sharedFaults, fcm: fcm, webPush: webPush, logger: logger)
@@ -110,23 +111,8 @@ public final class SandboxGateway: Sendable {
         ])
     }
 
-    /// What the Android installation with this FCM token received, oldest first.
-    public func fcmInbox(token: String) -> [ChannelEntry] { channelInboxes.inbox(token) }
-
-    /// What the browser with this subscription id received (decrypted), oldest first.
-    public func webPushInbox(subscription id: String) -> [ChannelEntry] { channelInboxes.inbox(id) }
-
-    /// Requests to an FCM token or a subscription id that were refused.
-    public func channelRefusals(address: String) -> Int { channelInboxes.refusals(address) }
-
-    /// A new Web Push subscription on this sandbox, as a browser would get one (after `start()`).
-    public func subscribe(prefix: String = "") throws -> WebPushSubscription {
-        guard let webPush = services.withLock({ $0?.webPush }) else { throw SandboxError.notStarted }
-        return try webPush.subscribe(origin: "https://\(configuration.host):\(port)", prefix: prefix)
-    }
-
     /// Forgets every FCM access token issued, so the next send with one is a 401.
-    public func revokeFCMAccessTokens() { services.withLock { $0?.fcm.revokeAccessTokens() } }
+    public func revokeFCMAccessTokens() { fcm.withLock { $0?.revokeAccessTokens() } }
 
     /// What the device with this token received, oldest first.
     public func inbox(token: String) -> [InboxEntry] {
