@@ -99,7 +99,7 @@ let package = Package(
         // Helpers shared by the test suites (they run in one process): certificate lookup, polling,
         // free ports, child processes, an SSE client, device tokens, a real PostgreSQL server.
         .target(name: "HeraldTestSupport", dependencies: ["HeraldCore", "HeraldStorage"], path: "Tests/HeraldTestSupport"),
-        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore"]),
+        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldTestSupport"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTP2Tests", dependencies: ["HeraldHTTP2", "HeraldTestSupport"]),
         .testTarget(name: "HeraldSandboxTests", dependencies: [

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldPush
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 
 /// A push whose JSON payload is exactly `bytes` long.
@@ -144,8 +145,7 @@ struct PayloadRuleTests {
         (.controls, ".push-type.controls"),
     ])
     func topicSuffixes(_ type: APNsPushType, _ suffix: String) throws {
-        let aps = type == .background ? APS(contentAvailable: 1) : APS(alert: .text("hi"))
-        let push = try APNsPush(token: deviceToken(705), type: type, bundleID: Dev.bundleID, aps: aps)
+        let push = try APNsPush(token: deviceToken(705), type: type, bundleID: Dev.bundleID, aps: minimalAPS(for: type))
         #expect(push.topic == Dev.bundleID + suffix)
         #expect(push.headers.first { $0.name == "apns-topic" }?.value == Dev.bundleID + suffix)
         #expect(push.headers.first { $0.name == "apns-push-type" }?.value == type.rawValue)

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldHTTP2
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 
 @Suite("Accepted pushes land in the device's inbox")
@@ -103,7 +104,7 @@ struct AcceptedPushTests {
                 let topic = type.topic(bundleID: "com.example.herald") ?? "com.apple.mgmt.External.0f8c"
                 var push = TestPush(token: deviceToken(100 + index), type: type.rawValue, topic: topic,
                                     authorization: try TestKeys.bearer(),
-                                    body: type == .background ? #"{"aps":{"content-available":1}}"# : alertBody())
+                                    body: String(decoding: try JSONEncoder().encode(["aps": minimalAPS(for: type)]), as: UTF8.self))
                 push.set("apns-priority", String(type.allowedPriorities.last!))
                 let response = try await client.send(push)
                 #expect(response.status == 200, "\(type.rawValue) with topic \(topic): \(response.reason ?? "")")

@@ -16,6 +16,12 @@ public struct APNsPush: Hashable, Sendable {
     public var collapseID: String?
     /// The JSON body: `aps` plus any custom keys beside it.
     public var payload: Data
+    /// A broadcast's channel (iOS 18): sent to `/4/broadcasts/apps/{bundle}` with
+    /// `apns-channel-id`, not to a device. ``token`` then holds the channel id too, as the
+    /// address outcomes and backoff are keyed by.
+    public var channelID: String?
+    /// The app the push is for.
+    public var bundleID: String
 
     public static let maximumCollapseIDBytes = 64
 
@@ -37,9 +43,6 @@ public struct APNsPush: Hashable, Sendable {
         guard type.allowedPriorities.contains(chosenPriority) else {
             throw .invalid("invalidPriority",
                            "\(type.rawValue) pushes take priority \(type.allowedPriorities.map(String.init).joined(separator: " or ")), not \(chosenPriority)")
-        }
-        if type == .background, !aps.isBackgroundOnly {
-            throw .invalid("invalidBackgroundPayload", "a background push's aps must hold only \"content-available\": 1")
         }
         if let expiration, expiration < 0 {
             throw .invalid("invalidExpiration", "expiration must be unix seconds, or 0")
@@ -63,6 +66,26 @@ public struct APNsPush: Hashable, Sendable {
         self.id = pushID
         self.collapseID = collapseID
         self.payload = body
+        self.bundleID = bundleID
+    }
+
+    /// A broadcast on the channel APNs knows as `channelID`: a `liveactivity` push that reaches
+    /// every activity subscribed to it.
+    ///
+    /// - Throws: `HeraldError` 422, as the device form does, and `invalidChannelId` for an id
+    ///   that is not APNs' base64.
+    public init(channelID: String, bundleID: String, priority: Int? = nil, expiration: Int? = nil, id: String? = nil,
+                collapseID: String? = nil, aps: APS, custom: [String: JSONValue] = [:]) throws(HeraldError) {
+        guard !channelID.isEmpty, channelID.utf8.count <= 200,
+              channelID.utf8.allSatisfy({ b in (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 43 || b == 47 || b == 61 })
+        else {
+            throw .invalid("invalidChannelId", "an APNs channel id is base64")
+        }
+        // Built as a device push to a placeholder token, then pointed at the channel.
+        try self.init(token: "00000000000000000000000000000000", type: .liveactivity, bundleID: bundleID, priority: priority,
+                      expiration: expiration, id: id, collapseID: collapseID, aps: aps, custom: custom)
+        self.token = channelID
+        self.channelID = channelID
     }
 
     /// The same push to another device token, with its own `apns-id` unless `keepingID`: one
@@ -92,10 +115,11 @@ public struct APNsPush: Hashable, Sendable {
         var headers: [(name: String, value: String)] = []
         if let expiration { headers.append(("apns-expiration", String(expiration))) }
         if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        if let channelID { headers.append(("apns-channel-id", channelID)) }
         return headers
     }
 
-    public var path: String { "/3/device/\(token)" }
+    public var path: String { channelID == nil ? "/3/device/\(token)" : "/4/broadcasts/apps/\(bundleID)" }
 
     /// The JSON body a push of `type` would carry, refused when APNs would refuse it: an `aps`
     /// key among the custom keys (`invalidData`), or more bytes than the type allows
@@ -103,6 +127,7 @@ public struct APNsPush: Hashable, Sendable {
     /// push (send, schedule, present, hook) checks it here.
     public static func checkedPayload(type: APNsPushType, aps: APS, custom: [String: JSONValue]) throws(HeraldError) -> Data {
         guard custom["aps"] == nil else { throw .invalid("invalidData", "custom data cannot use the key \"aps\"") }
+        try type.checkRules(of: aps)
         let body = try encode(aps: aps, custom: custom)
         guard body.count <= type.maximumPayloadBytes else {
             throw .invalid("payloadTooLarge", "payload is \(body.count) bytes; \(type.rawValue) pushes allow \(type.maximumPayloadBytes)")

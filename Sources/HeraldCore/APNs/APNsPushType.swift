@@ -39,4 +39,36 @@ public enum APNsPushType: String, CaseIterable, Sendable, Codable {
 
     /// Sent to the device's VoIP token rather than its device token.
     public var usesVoIPToken: Bool { self == .voip }
+
+    /// Refuses an `aps` dictionary this type cannot carry, as APNs or the device would:
+    /// - `background`: `content-available: 1` and nothing else;
+    /// - `liveactivity`: an integer `timestamp`, an `event` of start, update or end,
+    ///   `content-state` on start and update, `attributes-type` and `attributes` on start;
+    /// - `widgets` and `controls`: `content-changed: true`.
+    ///
+    /// - Throws: `HeraldError` 422 `invalidBackgroundPayload`, `invalidLiveActivityPayload` or
+    ///   `invalidWidgetsPayload`.
+    public func checkRules(of aps: APS) throws(HeraldError) {
+        switch self {
+        case .background where !aps.isBackgroundOnly:
+            throw .invalid("invalidBackgroundPayload", "a background push's aps must hold only \"content-available\": 1")
+        case .liveactivity:
+            guard aps.timestamp != nil else { throw .invalid("invalidLiveActivityPayload", "a liveactivity push needs aps.timestamp") }
+            guard let event = aps.event.flatMap(LiveActivityEvent.init(rawValue:)) else {
+                throw .invalid("invalidLiveActivityPayload", "aps.event must be start, update or end")
+            }
+            if event != .end, aps.contentState == nil {
+                throw .invalid("invalidLiveActivityPayload", "a \(event.rawValue) needs aps.content-state")
+            }
+            if event == .start, aps.attributesType == nil || aps.attributes == nil {
+                throw .invalid("invalidLiveActivityPayload", "a start needs aps.attributes-type and aps.attributes")
+            }
+        case .widgets, .controls:
+            guard aps.contentChanged == true else {
+                throw .invalid("invalidWidgetsPayload", "a \(rawValue) push's aps holds \"content-changed\": true")
+            }
+        default:
+            break
+        }
+    }
 }

@@ -18,6 +18,10 @@ public enum APNsReason: String, CaseIterable, Sendable, Codable {
     case missingTopic = "MissingTopic"
     case payloadEmpty = "PayloadEmpty"
     case topicDisallowed = "TopicDisallowed"
+    // 400, broadcast channels (iOS 18)
+    case badChannelId = "BadChannelId"
+    case missingChannelId = "MissingChannelId"
+    case invalidPolicy = "InvalidPolicy"
     // 403
     case badCertificate = "BadCertificate"
     case badCertificateEnvironment = "BadCertificateEnvironment"
@@ -30,6 +34,7 @@ public enum APNsReason: String, CaseIterable, Sendable, Codable {
     // 404, 405
     case badPath = "BadPath"
     case methodNotAllowed = "MethodNotAllowed"
+    case channelNotRegistered = "ChannelNotRegistered"
     // 410
     case expiredToken = "ExpiredToken"
     case unregistered = "Unregistered"
@@ -48,12 +53,12 @@ public enum APNsReason: String, CaseIterable, Sendable, Codable {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
              .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-             .missingTopic, .payloadEmpty, .topicDisallowed:
+             .missingTopic, .payloadEmpty, .topicDisallowed, .badChannelId, .missingChannelId, .invalidPolicy:
             return 400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
              .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken:
             return 403
-        case .badPath: return 404
+        case .badPath, .channelNotRegistered: return 404
         case .methodNotAllowed: return 405
         case .expiredToken, .unregistered: return 410
         case .payloadTooLarge: return 413

@@ -107,6 +107,10 @@ public struct APS: Codable, Hashable, Sendable {
     public var dismissalDate: Int?
     public var attributesType: String?
     public var attributes: JSONValue?
+    public var inputPushChannel: String?
+    public var inputPushToken: Int?
+    /// Widget and control pushes: `content-changed: true`.
+    public var contentChanged: Bool?
 
     public init(alert: Alert? = nil, badge: Int? = nil, sound: Sound? = nil, threadId: String? = nil,
                 category: String? = nil, contentAvailable: Int? = nil, mutableContent: Int? = nil) {
@@ -132,6 +136,9 @@ public struct APS: Codable, Hashable, Sendable {
         case staleDate = "stale-date"
         case dismissalDate = "dismissal-date"
         case attributesType = "attributes-type"
+        case inputPushChannel = "input-push-channel"
+        case inputPushToken = "input-push-token"
+        case contentChanged = "content-changed"
     }
 
     /// True when the dictionary holds `content-available: 1` and nothing else, as a background

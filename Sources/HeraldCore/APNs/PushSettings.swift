@@ -17,6 +17,9 @@ public struct PushSettings: Codable, Hashable, Sendable {
     /// A CA file to trust instead of the system roots, for custom environments.
     public var caFile: String?
     public var auth: Auth
+    /// Where broadcast channels are managed: `production`, `sandbox` or `https://host:port`.
+    /// nil follows ``environment``.
+    public var channelsEnvironment: String?
 
     /// What stands in for a secret in every answer. Sent back unchanged in a `PUT`, it keeps the
     /// stored secret.
@@ -176,6 +179,27 @@ public struct PushSettings: Codable, Hashable, Sendable {
         }
     }
 
+    /// Where broadcast channels are created, read and deleted (APNs' channel management API):
+    /// from ``channelsEnvironment``, else from ``environment``. A custom host serves both.
+    public func channelsEndpoint() throws(HeraldError) -> (host: String, port: Int) {
+        switch channelsEnvironment ?? environment {
+        case "production": return ("api-manage-broadcast.push.apple.com", 2196)
+        case "sandbox", "development": return ("api-manage-broadcast.sandbox.push.apple.com", 2195)
+        case let custom:
+            guard let url = URL(string: custom), url.scheme == "https", let host = url.host, !host.isEmpty else {
+                throw .invalid("invalidPushEnvironment", "push.channelsEnvironment must be production, sandbox or https://host:port")
+            }
+            return (host, url.port ?? 443)
+        }
+    }
+
+    /// True when pushes are signed with a provider token, as Live Activities and broadcast
+    /// channels require.
+    public var usesTokenAuth: Bool {
+        if case .token = auth { return true }
+        return false
+    }
+
     /// Every file these settings name: key, certificate and CA files.
     public var filePaths: [String] {
         var paths: [String] = caFile.map { [$0] } ?? []
@@ -190,6 +214,7 @@ public struct PushSettings: Codable, Hashable, Sendable {
     /// Checks the shape; files are checked by the gateway when it loads them.
     public func validate() throws(HeraldError) {
         _ = try endpoint()
+        _ = try channelsEndpoint()
         if case .token(let teamId, let keyId, _) = auth {
             guard teamId.count == 10, keyId.count == 10,
                   (teamId + keyId).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
@@ -204,6 +229,7 @@ public struct PushSettings: Codable, Hashable, Sendable {
     public var adminOnlyFields: [String] {
         var fields: [String] = []
         if usesCustomEnvironment { fields.append("environment") }
+        if let channelsEnvironment, !Self.appleEnvironments.contains(channelsEnvironment) { fields.append("channelsEnvironment") }
         if caFile != nil { fields.append("caFile") }
         switch auth {
         case .token(_, _, .file): fields.append("auth.keyFile")

@@ -61,8 +61,8 @@ public struct ChannelPush: Hashable, Sendable {
     /// A fired local notification's alert.
     public init(content: NotificationContent, occurrenceID: String) {
         kind = .alert
-        title = content.alert.title
-        body = content.alert.body
+        title = content.alert?.title
+        body = content.alert?.body
         sound = content.sound
         category = content.category
         data = content.userInfo ?? [:]
@@ -103,6 +103,9 @@ extension NotificationContent {
     /// (`payloadTooLarge`), so nothing undeliverable is stored. The occurrence ids it will carry
     /// (`<notificationID>#<index>`) are counted with a ten-digit index.
     public func checkFits(_ platform: Platform, notificationID: String) throws(HeraldError) {
+        if liveActivity != nil, platform != .ios {
+            throw .invalid("liveActivityNotForPlatform", "Live Activities run on iOS; this is a \(platform.rawValue) installation")
+        }
         let push = ChannelPush(content: self, occurrenceID: Occurrence.id(notificationID: notificationID, index: 1_000_000_000))
         switch platform {
         case .ios: _ = try alertPayload()

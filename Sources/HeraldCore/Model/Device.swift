@@ -45,10 +45,24 @@ public struct Device: Hashable, Sendable {
     public var fcmToken: String?
     /// The push subscription of a web installation.
     public var webPush: WebPushSubscription?
+    /// Push-to-start tokens (iOS 17.2+), one per ActivityAttributes type: where a Live Activity
+    /// start goes.
+    public var pushToStartTokens: [String: String]
+    /// Running Live Activities' update tokens by activity id, registered one by one through
+    /// `…/activities/{activity}` (a device PUT keeps them).
+    public var activities: [String: LiveActivityToken]
+    /// Set on the audience that holds a broadcast channel's scheduled broadcasts, never on an
+    /// installation.
+    public var broadcastChannel: BroadcastChannel?
 
     public init(appID: String, id: String, timeZone: String, token: String? = nil, voipToken: String? = nil,
                 locale: String? = nil, state: LifecycleState = .notRunning, backgroundModes: [String] = [],
-                platform: Platform = .ios, fcmToken: String? = nil, webPush: WebPushSubscription? = nil) {
+                platform: Platform = .ios, fcmToken: String? = nil, webPush: WebPushSubscription? = nil,
+                pushToStartTokens: [String: String] = [:], activities: [String: LiveActivityToken] = [:],
+                broadcastChannel: BroadcastChannel? = nil) {
+        self.pushToStartTokens = pushToStartTokens
+        self.activities = activities
+        self.broadcastChannel = broadcastChannel
         self.backgroundModes = backgroundModes
         self.platform = platform
         self.fcmToken = fcmToken
@@ -74,7 +88,31 @@ public struct Device: Hashable, Sendable {
 
     /// Every address registered for it, VoIP token included: each is valid again once registered.
     public var registeredAddresses: [String] {
-        [token, voipToken, fcmToken, webPush?.endpoint].compactMap { $0 }
+        [token, voipToken, fcmToken, webPush?.endpoint].compactMap { $0 } + pushToStartTokens.values.sorted()
+    }
+
+    /// Where a push of `content` goes: a broadcast channel's APNs id for a channel's audience, the
+    /// Live Activity's token for a Live Activity, else ``pushAddress``. nil when there is none.
+    public func pushAddress(for content: NotificationContent) -> String? {
+        if let broadcastChannel { return broadcastChannel.apnsChannelID }
+        if let liveActivity = content.liveActivity { return address(for: liveActivity) }
+        return pushAddress
+    }
+
+    /// True when a push of `content` needs the app's APNs settings to use token auth, and can
+    /// never go to the live stream: a Live Activity, or a channel's broadcast. ActivityKit, not
+    /// the app, applies them, so they go by push even while the app is active.
+    public func isActivityPush(_ content: NotificationContent) -> Bool {
+        broadcastChannel != nil || content.liveActivity != nil
+    }
+
+    /// The token a Live Activity push goes to: the push-to-start token of a start's attributes
+    /// type, or the update token of the activity an update or end names. nil when it has none.
+    public func address(for liveActivity: LiveActivity) -> String? {
+        switch liveActivity.event {
+        case .start: return liveActivity.attributesType.flatMap { pushToStartTokens[$0] }
+        case .update, .end: return liveActivity.activity.flatMap { activities[$0]?.token }
+        }
     }
 }
 

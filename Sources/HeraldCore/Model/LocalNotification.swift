@@ -43,7 +43,7 @@ public enum FireDate: Hashable, Sendable {
     }
 }
 
-/// What the user sees when an occurrence is presented.
+/// What the user sees when an occurrence is presented: an alert, or a change to a Live Activity.
 public struct NotificationContent: Codable, Hashable, Sendable {
     public struct Alert: Codable, Hashable, Sendable {
         public var title: String?
@@ -57,12 +57,15 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         }
     }
 
-    public var alert: Alert
+    /// The alert; nil when the notification drives a Live Activity instead.
+    public var alert: Alert?
     public var sound: String?
     public var badge: Int?
     public var category: String?
     public var threadId: String?
     public var userInfo: [String: JSONValue]?
+    /// A Live Activity start, update or end, sent as a `liveactivity` push.
+    public var liveActivity: LiveActivity?
 
     public init(alert: Alert, sound: String? = nil, badge: Int? = nil, category: String? = nil,
                 threadId: String? = nil, userInfo: [String: JSONValue]? = nil) {
@@ -71,6 +74,12 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         self.badge = badge
         self.category = category
         self.threadId = threadId
+        self.userInfo = userInfo
+    }
+
+    /// A Live Activity push, with custom keys beside `aps`.
+    public init(liveActivity: LiveActivity, userInfo: [String: JSONValue]? = nil) {
+        self.liveActivity = liveActivity
         self.userInfo = userInfo
     }
 }

@@ -29,6 +29,11 @@ public struct PushTemplate: Codable, Hashable, Sendable {
     public var filter: Filter?
     /// Pointer to a string or number that identifies the event, so a resend pushes once.
     public var idempotencyKey: String?
+    /// A Live Activity push instead of an alert: its title and body become the activity's alert.
+    public var liveActivity: LiveActivityTemplate?
+    /// A broadcast channel's name (`{/pointer}` placeholders allowed), instead of tokens or
+    /// devices: for a Live Activity update or end.
+    public var channel: String?
 
     /// `badge`: a fixed count, or a pointer to one.
     public enum Badge: Codable, Hashable, Sendable {
@@ -94,9 +99,20 @@ public struct PushTemplate: Codable, Hashable, Sendable {
     /// Checks the template when it is defined, so a mistake surfaces to the operator rather than
     /// as a failure on each incoming event. Throws `invalidTemplate`.
     public func validate() throws(HeraldError) {
-        guard (tokens == nil) != (devices == nil) else {
-            throw .invalid("invalidTemplate", "a template targets either \"tokens\" or \"devices\": exactly one of them")
+        guard [tokens, devices, channel].compactMap({ $0 }).count == 1 else {
+            throw .invalid("invalidTemplate", "a template targets \"tokens\", \"devices\" or \"channel\": exactly one of them")
         }
+        if let liveActivity {
+            guard type == nil || type == .liveactivity, sound == nil, badge == nil else {
+                throw .invalid("invalidTemplate", "a liveActivity template takes no type (other than liveactivity), sound or badge")
+            }
+            if channel != nil, liveActivity.event == .start || liveActivity.activity != nil {
+                throw .invalid("invalidTemplate", "a channel broadcasts updates and ends to every activity on it: no start, no activity")
+            }
+            _ = try compiled()
+            return
+        }
+        guard channel == nil else { throw .invalid("invalidTemplate", "a channel template needs liveActivity") }
         guard Self.allowedTypes.contains(pushType) else {
             throw .invalid("invalidTemplate", "template type must be alert, background or voip, not \(pushType.rawValue)")
         }
@@ -181,9 +197,22 @@ public struct PushTemplate: Codable, Hashable, Sendable {
             }
         }
 
-        return TemplatedPush(tokens: tokens, devices: devices, type: pushType, aps: aps, data: data,
-                             collapseID: try compiled.collapseId?.render(with: document, field: "collapseId"),
-                             idempotencyKey: idempotencyKey)
+        var push = TemplatedPush(tokens: tokens, devices: devices, type: pushType, aps: aps, data: data,
+                                 collapseID: try compiled.collapseId?.render(with: document, field: "collapseId"),
+                                 idempotencyKey: idempotencyKey)
+        if let liveActivity {
+            let alert = aps.alert.flatMap { alert -> NotificationContent.Alert? in
+                guard case .content(let content) = alert, let body = content.body else { return nil }
+                return .init(title: content.title, subtitle: content.subtitle, body: body)
+            }
+            push.type = .liveactivity
+            push.aps = APS()
+            push.liveActivity = try liveActivity.render(with: document, alert: alert)
+            push.channel = try channel.map { text throws(HeraldError) in
+                try TemplateText(text, field: "channel").render(with: document, field: "channel")
+            }
+        }
+        return push
     }
 
     // MARK: - Parsing
@@ -280,6 +309,10 @@ public struct TemplatedPush: Hashable, Sendable {
     public var data: [String: JSONValue]
     public var collapseID: String?
     public var idempotencyKey: String?
+    /// A Live Activity push (``type`` is then `liveactivity`, ``aps`` unused).
+    public var liveActivity: LiveActivity?
+    /// A broadcast channel's name, instead of tokens or devices.
+    public var channel: String?
 
     public init(tokens: [String] = [], devices: [String] = [], type: APNsPushType, aps: APS,
                 data: [String: JSONValue] = [:], collapseID: String? = nil, idempotencyKey: String? = nil) {

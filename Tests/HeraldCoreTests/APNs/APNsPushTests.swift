@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import Testing
 
 private let token = String(repeating: "ab", count: 32)
@@ -67,7 +68,7 @@ struct APNsPushTests {
         (.pushtotalk, "a.b.voip-ptt"), (.widgets, "a.b.push-type.widgets"), (.controls, "a.b.push-type.controls"),
     ])
     func topicSuffixes(type: APNsPushType, topic: String) throws {
-        #expect(try APNsPush(token: token, type: type, bundleID: "a.b", aps: APS()).topic == topic)
+        #expect(try APNsPush(token: token, type: type, bundleID: "a.b", aps: minimalAPS(for: type)).topic == topic)
     }
 
     @Test("An MDM push needs its topic given")
@@ -140,6 +141,7 @@ struct APNsReasonTests {
             "UnrelatedKeyIdInToken": 403, "BadEnvironmentKeyIdInToken": 403, "BadPath": 404, "MethodNotAllowed": 405,
             "ExpiredToken": 410, "Unregistered": 410, "PayloadTooLarge": 413, "TooManyProviderTokenUpdates": 429,
             "TooManyRequests": 429, "InternalServerError": 500, "ServiceUnavailable": 503, "Shutdown": 503,
+            "BadChannelId": 400, "MissingChannelId": 400, "InvalidPolicy": 400, "ChannelNotRegistered": 404,
         ]
         #expect(reason.status == expected[reason.rawValue])
     }
