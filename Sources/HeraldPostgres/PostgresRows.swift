@@ -50,9 +50,9 @@ extension PostgresStore {
 
     static let deviceColumns = """
         d.app_id, d.id, d.time_zone, d.token, d.voip_token, d.locale, d.state, d.background_modes, d.platform, d.fcm_token,
-        d.web_push
+        d.web_push, d.push_to_start_tokens, d.activities, d.broadcast_channel
         """.replacingOccurrences(of: "\n", with: " ")
-    static let deviceColumnCount = 11
+    static let deviceColumnCount = 14
     static let appColumns = "id, overflow, push, custom_kinds, fcm, web_push"
     static let notificationColumns = """
         n.app_id, n.device_id, n.id, n.fire_date, n.time_zone, n.repeat_unit, n.repeat_every, n.repeat_count,
@@ -82,8 +82,10 @@ extension PostgresStore {
                backgroundModes: try row.value(offset + 7, as: String.self).split(separator: ",").map(String.init),
                platform: Platform(rawValue: try row.value(offset + 8, as: String.self)) ?? .ios,
                fcmToken: try row.value(offset + 9),
-               webPush: try row.value(offset + 10, as: String?.self)
-                   .map { try JSONDecoder().decode(WebPushSubscription.self, from: Data($0.utf8)) })
+               webPush: try DeviceJSON.decode(try row.value(offset + 10, as: String?.self)),
+               pushToStartTokens: try DeviceJSON.decode(try row.value(offset + 11, as: String?.self)) ?? [:],
+               activities: try DeviceJSON.decode(try row.value(offset + 12, as: String?.self)) ?? [:],
+               broadcastChannel: try DeviceJSON.decode(try row.value(offset + 13, as: String?.self)))
     }
 
     /// The schedule of a row read with ``notificationColumns``, without decoding its content.

@@ -251,6 +251,11 @@ enum PostgresSchema {
             "ALTER TABLE app ADD COLUMN fcm text",
             "ALTER TABLE app ADD COLUMN web_push text",
         ]),
+        Migration(identifier: "v7: Live Activity tokens on devices; broadcast channels as audiences", statements: [
+            "ALTER TABLE device ADD COLUMN push_to_start_tokens text",
+            "ALTER TABLE device ADD COLUMN activities text",
+            "ALTER TABLE device ADD COLUMN broadcast_channel text",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, holding the advisory lock on one connection.

@@ -46,7 +46,9 @@ extension PostgresStore {
     public func saveDevice(_ device: Device, now: Date) async throws -> DeviceSaveResult {
         let at = now.millisecondsSince1970
         let modes = device.backgroundModes.joined(separator: ",")
-        let webPush = try device.webPush.map(Self.json)
+        let webPush = try DeviceJSON.encode(device.webPush)
+        let pushToStart = try DeviceJSON.encode(device.pushToStartTokens.isEmpty ? nil : device.pushToStartTokens)
+        let channel = try DeviceJSON.encode(device.broadcastChannel)
         let (entries, created) = try await transaction { connection -> ([TimerEntry], Bool) in
             guard try await connection.row("SELECT 1 FROM app WHERE id = \(device.appID) FOR KEY SHARE", logger: self.logger) != nil else {
                 throw HeraldError.appNotFound(device.appID)
@@ -56,14 +58,16 @@ extension PostgresStore {
                 """, logger: self.logger)?.value(0, as: String.self)
             let created = try await connection.row("""
                 INSERT INTO device (app_id, id, time_zone, token, voip_token, locale, state, background_modes,
-                    platform, fcm_token, web_push, created_at, updated_at)
+                    platform, fcm_token, web_push, push_to_start_tokens, broadcast_channel, created_at, updated_at)
                 VALUES (\(device.appID), \(device.id), \(device.timeZone), \(device.token), \(device.voipToken),
                     \(device.locale), \(device.state.rawValue), \(modes), \(device.platform.rawValue), \(device.fcmToken),
-                    \(webPush), \(at), \(at))
+                    \(webPush), \(pushToStart), \(channel), \(at), \(at))
                 ON CONFLICT (app_id, id) DO UPDATE SET time_zone = excluded.time_zone, token = excluded.token,
                     voip_token = excluded.voip_token, locale = excluded.locale, state = excluded.state,
                     background_modes = excluded.background_modes, platform = excluded.platform,
-                    fcm_token = excluded.fcm_token, web_push = excluded.web_push, updated_at = excluded.updated_at
+                    fcm_token = excluded.fcm_token, web_push = excluded.web_push,
+                    push_to_start_tokens = excluded.push_to_start_tokens, broadcast_channel = excluded.broadcast_channel,
+                    updated_at = excluded.updated_at
                 RETURNING (xmax = 0)
                 """, logger: self.logger)?.value(0, as: Bool.self) ?? false
             // Registering a token again means the app got it anew from the OS: it is valid again,
@@ -99,6 +103,55 @@ extension PostgresStore {
         try await transaction { connection in
             try await connection.count("DELETE FROM device WHERE app_id = \(appID) AND id = \(id) RETURNING 1",
                                        logger: self.logger) > 0
+        }
+    }
+
+    // MARK: Live Activities and broadcast channels
+
+    public func saveActivity(appID: String, deviceID: String, activity: String, token: LiveActivityToken,
+                             now: Date) async throws -> Bool? {
+        let at = now.millisecondsSince1970
+        return try await transaction { connection -> Bool? in
+            // Locked, read and written in one transaction: two activities registered at once both stay.
+            guard let row = try await connection.row("""
+                SELECT activities FROM device WHERE app_id = \(appID) AND id = \(deviceID) FOR NO KEY UPDATE
+                """, logger: self.logger) else { return nil }
+            var activities: [String: LiveActivityToken] = try DeviceJSON.decode(try row.value(0, as: String?.self)) ?? [:]
+            let created = activities.updateValue(token, forKey: activity) == nil
+            let text = try DeviceJSON.encode(activities)
+            try await connection.run("""
+                UPDATE device SET activities = \(text), updated_at = \(at) WHERE app_id = \(appID) AND id = \(deviceID)
+                """, logger: self.logger)
+            try await connection.run("DELETE FROM invalid_token WHERE app_id = \(appID) AND token = \(token.token)",
+                                     logger: self.logger)
+            try await connection.run("""
+                INSERT INTO token_registration (app_id, token, registered_at) VALUES (\(appID), \(token.token), \(at))
+                ON CONFLICT (app_id, token) DO UPDATE
+                    SET registered_at = greatest(token_registration.registered_at, excluded.registered_at)
+                """, logger: self.logger)
+            return created
+        }
+    }
+
+    public func forgetActivity(appID: String, deviceID: String, activity: String) async throws -> Bool {
+        try await transaction { connection in
+            guard let row = try await connection.row("""
+                SELECT activities FROM device WHERE app_id = \(appID) AND id = \(deviceID) FOR NO KEY UPDATE
+                """, logger: self.logger) else { return false }
+            var activities: [String: LiveActivityToken] = try DeviceJSON.decode(try row.value(0, as: String?.self)) ?? [:]
+            guard activities.removeValue(forKey: activity) != nil else { return false }
+            let text = try DeviceJSON.encode(activities.isEmpty ? nil : activities)
+            try await connection.run("UPDATE device SET activities = \(text) WHERE app_id = \(appID) AND id = \(deviceID)",
+                                     logger: self.logger)
+            return true
+        }
+    }
+
+    public func channels(appID: String) async throws -> [BroadcastChannel] {
+        try await read { connection in
+            try await connection.rows("""
+                SELECT broadcast_channel FROM device WHERE app_id = \(appID) AND broadcast_channel IS NOT NULL ORDER BY id
+                """, logger: self.logger).compactMap { try DeviceJSON.decode(try $0.value(0, as: String?.self)) }
         }
     }
 

@@ -45,7 +45,7 @@ extension PostgresStore {
         try await read { connection in
             try await connection.rows("""
                 SELECT a.id,
-                    (SELECT count(*) FROM device d WHERE d.app_id = a.id),
+                    (SELECT count(*) FROM device d WHERE d.app_id = a.id AND d.broadcast_channel IS NULL),
                     (SELECT count(*) FROM notification n WHERE n.app_id = a.id),
                     (SELECT count(*) FROM invalid_token t WHERE t.app_id = a.id)
                 FROM app a ORDER BY a.id
@@ -68,7 +68,7 @@ extension PostgresStore {
                     (SELECT count(*) FROM device_inbox i WHERE i.app_id = d.app_id AND i.device_id = d.id AND NOT i.acknowledged),
                     e.queue, e.unacknowledged, e.handed_seq
                 FROM device d LEFT JOIN device_events e ON e.app_id = d.app_id AND e.device_id = d.id
-                WHERE d.app_id = \(appID) ORDER BY d.id LIMIT \(limit)
+                WHERE d.app_id = \(appID) AND d.broadcast_channel IS NULL ORDER BY d.id LIMIT \(limit)
                 """, logger: self.logger).map { row in
                 let next = Self.deviceColumnCount
                 let backlog = try AcknowledgedBacklog(storedQueue: try row.value(next + 2, as: String?.self),

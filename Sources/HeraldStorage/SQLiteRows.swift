@@ -10,12 +10,15 @@ extension SQLiteStore {
         return encoder
     }()
 
-    static let deviceColumns = "app_id, id, time_zone, token, voip_token, locale, state, background_modes, platform, fcm_token, web_push"
+    static let deviceColumns = """
+        app_id, id, time_zone, token, voip_token, locale, state, background_modes, platform, fcm_token, web_push,
+        push_to_start_tokens, activities, broadcast_channel
+        """.replacingOccurrences(of: "\n", with: " ")
     static let deviceColumnsAliased = """
         d.app_id, d.id, d.time_zone, d.token, d.voip_token, d.locale, d.state, d.background_modes, d.platform, d.fcm_token,
-        d.web_push
+        d.web_push, d.push_to_start_tokens, d.activities, d.broadcast_channel
         """.replacingOccurrences(of: "\n", with: " ")
-    static let deviceColumnCount = 11
+    static let deviceColumnCount = 14
     static let appColumns = "id, overflow, push, custom_kinds, fcm, web_push"
     static let notificationColumns = """
         n.app_id, n.device_id, n.id, n.fire_date, n.time_zone, n.repeat_unit, n.repeat_every, n.repeat_count,
@@ -45,7 +48,10 @@ extension SQLiteStore {
                       voipToken: row[offset + 4], locale: row[offset + 5],
                       state: LifecycleState(rawValue: row[offset + 6]) ?? .notRunning,
                       backgroundModes: (row[offset + 7] as String).split(separator: ",").map(String.init),
-                      platform: Platform(rawValue: row[offset + 8]) ?? .ios, fcmToken: row[offset + 9], webPush: webPush)
+                      platform: Platform(rawValue: row[offset + 8]) ?? .ios, fcmToken: row[offset + 9], webPush: webPush,
+                      pushToStartTokens: try DeviceJSON.decode(row[offset + 11]) ?? [:],
+                      activities: try DeviceJSON.decode(row[offset + 12]) ?? [:],
+                      broadcastChannel: try DeviceJSON.decode(row[offset + 13]))
     }
 
     static func notification(from row: Row) throws -> LocalNotification {

@@ -237,6 +237,13 @@ extension SQLiteStore {
                 ALTER TABLE app ADD COLUMN web_push TEXT;
                 """)
         }
+        migrator.registerMigration("v14: Live Activity tokens on devices; broadcast channels as audiences") { db in
+            try db.execute(sql: """
+                ALTER TABLE device ADD COLUMN push_to_start_tokens TEXT;
+                ALTER TABLE device ADD COLUMN activities TEXT;
+                ALTER TABLE device ADD COLUMN broadcast_channel TEXT;
+                """)
+        }
         return migrator
     }
 }

@@ -36,7 +36,7 @@ extension SQLiteStore {
         try await pool.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT a.id,
-                    (SELECT count(*) FROM device d WHERE d.app_id = a.id),
+                    (SELECT count(*) FROM device d WHERE d.app_id = a.id AND d.broadcast_channel IS NULL),
                     (SELECT count(*) FROM notification n WHERE n.app_id = a.id),
                     (SELECT count(*) FROM invalid_token t WHERE t.app_id = a.id)
                 FROM app a ORDER BY a.id
@@ -55,7 +55,7 @@ extension SQLiteStore {
                     (SELECT count(*) FROM device_inbox i WHERE i.app_id = d.app_id AND i.device_id = d.id AND i.acknowledged = 0),
                     e.queue, e.unacknowledged, e.handed_seq
                 FROM device d LEFT JOIN device_events e ON e.app_id = d.app_id AND e.device_id = d.id
-                WHERE d.app_id = ? ORDER BY d.id LIMIT ?
+                WHERE d.app_id = ? AND d.broadcast_channel IS NULL ORDER BY d.id LIMIT ?
                 """, arguments: [appID, limit]).map { row in
                 let next = Self.deviceColumnCount
                 let backlog = try AcknowledgedBacklog(storedQueue: row[next + 2], unacknowledged: row[next + 3],

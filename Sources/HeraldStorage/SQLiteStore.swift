@@ -126,18 +126,24 @@ public final class SQLiteStore: HeraldStore {
             }
             let previousZone = try String.fetchOne(
                 db, sql: "SELECT time_zone FROM device WHERE app_id = ? AND id = ?", arguments: [device.appID, device.id])
-            let webPush = try device.webPush.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
+            let webPush = try DeviceJSON.encode(device.webPush)
+            // Activities are not among the columns a save writes: they are registered one by one
+            // (``saveActivity(appID:deviceID:activity:token:now:)``), and a PUT keeps them.
             try db.execute(sql: """
                 INSERT INTO device (app_id, id, time_zone, token, voip_token, locale, state, background_modes,
-                    platform, fcm_token, web_push, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    platform, fcm_token, web_push, push_to_start_tokens, broadcast_channel, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(app_id, id) DO UPDATE SET time_zone = excluded.time_zone, token = excluded.token,
                     voip_token = excluded.voip_token, locale = excluded.locale, state = excluded.state,
                     background_modes = excluded.background_modes, platform = excluded.platform,
-                    fcm_token = excluded.fcm_token, web_push = excluded.web_push, updated_at = excluded.updated_at
+                    fcm_token = excluded.fcm_token, web_push = excluded.web_push,
+                    push_to_start_tokens = excluded.push_to_start_tokens, broadcast_channel = excluded.broadcast_channel,
+                    updated_at = excluded.updated_at
                 """, arguments: [device.appID, device.id, device.timeZone, device.token, device.voipToken,
                                  device.locale, device.state.rawValue, device.backgroundModes.joined(separator: ","),
-                                 device.platform.rawValue, device.fcmToken, webPush, nowMilliseconds, nowMilliseconds])
+                                 device.platform.rawValue, device.fcmToken, webPush,
+                                 try DeviceJSON.encode(device.pushToStartTokens.isEmpty ? nil : device.pushToStartTokens),
+                                 try DeviceJSON.encode(device.broadcastChannel), nowMilliseconds, nowMilliseconds])
             // Registering an address again means the app got it anew from the OS or the browser:
             // it is valid again, and a refusal timestamped before now cannot kill it.
             for token in device.registeredAddresses {
@@ -166,6 +172,48 @@ public final class SQLiteStore: HeraldStore {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM device WHERE app_id = ? AND id = ?", arguments: [appID, id])
             return db.changesCount > 0
+        }
+    }
+
+    // MARK: Live Activities and broadcast channels
+
+    public func saveActivity(appID: String, deviceID: String, activity: String, token: LiveActivityToken,
+                             now: Date) async throws -> Bool? {
+        let at = now.millisecondsSince1970
+        return try await pool.write { db in
+            // Read and written in one write transaction: two activities registered at once both stay.
+            guard let row = try Row.fetchOne(db, sql: "SELECT activities FROM device WHERE app_id = ? AND id = ?",
+                                             arguments: [appID, deviceID]) else { return nil }
+            var activities: [String: LiveActivityToken] = try DeviceJSON.decode(row[0]) ?? [:]
+            let created = activities.updateValue(token, forKey: activity) == nil
+            try db.execute(sql: "UPDATE device SET activities = ?, updated_at = ? WHERE app_id = ? AND id = ?",
+                           arguments: [try DeviceJSON.encode(activities), at, appID, deviceID])
+            try db.execute(sql: "DELETE FROM invalid_token WHERE app_id = ? AND token = ?", arguments: [appID, token.token])
+            try db.execute(sql: """
+                INSERT INTO token_registration (app_id, token, registered_at) VALUES (?, ?, ?)
+                ON CONFLICT(app_id, token) DO UPDATE SET registered_at = max(registered_at, excluded.registered_at)
+                """, arguments: [appID, token.token, at])
+            return created
+        }
+    }
+
+    public func forgetActivity(appID: String, deviceID: String, activity: String) async throws -> Bool {
+        try await pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT activities FROM device WHERE app_id = ? AND id = ?",
+                                             arguments: [appID, deviceID]) else { return false }
+            var activities: [String: LiveActivityToken] = try DeviceJSON.decode(row[0]) ?? [:]
+            guard activities.removeValue(forKey: activity) != nil else { return false }
+            try db.execute(sql: "UPDATE device SET activities = ? WHERE app_id = ? AND id = ?",
+                           arguments: [try DeviceJSON.encode(activities.isEmpty ? nil : activities), appID, deviceID])
+            return true
+        }
+    }
+
+    public func channels(appID: String) async throws -> [BroadcastChannel] {
+        try await pool.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT broadcast_channel FROM device WHERE app_id = ? AND broadcast_channel IS NOT NULL ORDER BY id
+                """, arguments: [appID]).compactMap { try DeviceJSON.decode($0) }
         }
     }
 

@@ -24,6 +24,18 @@ public protocol DeviceStore: Sendable {
     func device(appID: String, id: String) async throws -> Device?
     func deleteDevice(appID: String, id: String) async throws -> Bool
 
+    /// Registers (or replaces) a running Live Activity's update token on a device, read and
+    /// written in one transaction; the token counts as registered anew (a dead mark is lifted).
+    /// Returns true when the activity was new, false when replaced, nil when there is no device.
+    func saveActivity(appID: String, deviceID: String, activity: String, token: LiveActivityToken,
+                      now: Date) async throws -> Bool?
+    /// Forgets an activity's token. Returns false when the device or activity was unknown.
+    func forgetActivity(appID: String, deviceID: String, activity: String) async throws -> Bool
+    /// The app's broadcast channels, by name. Each is stored as the audience
+    /// ``BroadcastChannel/audienceID(name:)`` (saved and deleted as a device), so its scheduled
+    /// broadcasts follow every rule of a device's notifications.
+    func channels(appID: String) async throws -> [BroadcastChannel]
+
     /// Stores a notification (replacing one with the same id), applying the app's overflow policy
     /// against the device's pending notifications. Throws `notificationLimitReached` under `reject`.
     func schedule(_ notification: LocalNotification, now: Date) async throws -> ScheduleResult

@@ -101,7 +101,7 @@ struct SQLiteStoreTests {
         let result = try await temporary.store.schedule(sampleNotification("a", at: now.addingTimeInterval(90), body: "two"), now: now)
         #expect(result.replaced)
         let stored = try await temporary.store.notifications(appID: "com.example.app", deviceID: "phone")
-        #expect(stored.count == 1 && stored[0].content.alert.body == "two")
+        #expect(stored.count == 1 && stored[0].content.alert?.body == "two")
     }
 
     @Test("A replace committed before a claim is what the claim sees: the old schedule does not fire")
@@ -136,7 +136,7 @@ struct SQLiteStoreTests {
         #expect(second.fired.isEmpty)
         let (unfinished, orphaned) = try await temporary.store.unfinishedFirings()
         #expect(unfinished.map(\.occurrence.id) == ["a#0"], "the firing waits in the log with its content")
-        #expect(try unfinished.first?.content().alert.body == first.fired.first?.content().alert.body)
+        #expect(try unfinished.first?.content().alert?.body == first.fired.first?.content().alert?.body)
         #expect(orphaned.isEmpty)
     }
 

@@ -189,7 +189,7 @@ struct StoreContractTests {
             let (unfinished, orphaned) = try await subject.store.unfinishedFirings()
             #expect(orphaned.isEmpty)
             #expect(Set(unfinished.map(\.occurrence.id)) == Set((0..<50).map { "n\($0)#0" }))
-            #expect(unfinished.allSatisfy { (try? $0.content())?.alert.body == $0.occurrence.notificationID })
+            #expect(unfinished.allSatisfy { (try? $0.content())?.alert?.body == $0.occurrence.notificationID })
             try await subject.store.completeDeliveries(unfinished.map {
                 CompletedDelivery(deliveryID: $0.logID!, channel: "recorded", outcome: "recorded")
             })
