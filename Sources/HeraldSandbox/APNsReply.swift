@@ -12,13 +12,19 @@ enum APNsReply {
 
     /// - Parameter apnsId: echoed as APNs does, so a client can match the refusal to its request.
     static func failure(_ reason: APNsReason, apnsId: String, now: Date) -> HTTP2Response {
+        failure(reason, identifiedBy: ("apns-id", apnsId), now: now)
+    }
+
+    /// A refusal that names its request with `header`: `apns-id` for pushes, `apns-request-id`
+    /// for the channel management API.
+    static func failure(_ reason: APNsReason, identifiedBy header: HTTP2Header, now: Date) -> HTTP2Response {
         var body = #"{"reason":"\#(reason.rawValue)""#
         if reason.status == 410 {
             body += #","timestamp":\#(Int64((now.timeIntervalSince1970 * 1000).rounded(.down)))"#
         }
         body += "}"
         return HTTP2Response(status: reason.status,
-                             headers: [("apns-id", apnsId), ("content-type", "application/json; charset=utf-8")],
+                             headers: [header, ("content-type", "application/json; charset=utf-8")],
                              body: Array(body.utf8))
     }
 

@@ -6,7 +6,16 @@ import Hummingbird
 /// - `GET /healthz`
 /// - `GET /inbox`: `{"counts": {token: n}, "total": n}`
 /// - `GET /inbox/{token}`: `{"token": t, "notifications": [InboxEntry]}`, oldest first
-/// - `DELETE /inbox` and `DELETE /inbox/{token}`: 204
+/// - `DELETE /inbox` (every inbox, and every channel's broadcasts; channels stay) and
+///   `DELETE /inbox/{token}`: 204
+/// - `GET /activities/{token}`: the token's Live Activity timeline, `{"token": t, "events":
+///   [ActivityEvent]}` in arrival order, from its inbox's `liveactivity` pushes
+/// - `GET /channels/{bundle}`: the app's broadcast channels, `{"channels": [{"apnsChannelId",
+///   "messageStoragePolicy", "broadcasts": n}]}`, oldest first
+/// - `GET /broadcasts/{channelId}` or `GET /broadcasts?channel={channelId}`: `{"channel": id,
+///   "broadcasts": [ActivityEvent]}`, oldest first; 404 `channelNotRegistered` for a channel no
+///   app has. Channel ids are base64 and may hold `/`, `+` and `=`: percent-escape them in the
+///   path, or pass them as the query, which needs no care for `/`
 /// - `GET /faults` and `PUT /faults`: the `SandboxFaults` JSON; PUT replaces them all
 /// - `GET /fcm/inbox/{token}`: `{"address": t, "messages": [ChannelEntry]}`
 /// - `POST /fcm/revoke`: forgets every FCM access token issued (the next send is a 401)
@@ -20,6 +29,7 @@ struct SandboxAdminRoutes: Sendable {
     let inboxes: DeviceInboxes
     let faults: SharedFaults
     let channelInboxes: ChannelInboxes
+    let broadcastChannels: BroadcastChannels
     let fcm: FCMService
     let webPush: WebPushService
     /// The sandbox's own origin, where subscriptions point.
@@ -42,6 +52,20 @@ struct SandboxAdminRoutes: Sendable {
     struct Inbox: Codable {
         var token: String
         var notifications: [InboxEntry]
+    }
+
+    struct Timeline: Codable {
+        var token: String
+        var events: [ActivityEvent]
+    }
+
+    struct Channels: Codable {
+        var channels: [BroadcastChannelSummary]
+    }
+
+    struct Broadcasts: Codable {
+        var channel: String
+        var broadcasts: [ActivityEvent]
     }
 
     struct ErrorBody: Codable {
@@ -67,14 +91,41 @@ struct SandboxAdminRoutes: Sendable {
             let token = try context.parameters.require("token").lowercased()
             return Self.json(Inbox(token: token, notifications: inboxes.inbox(token: token)))
         }
+        let broadcastChannels = self.broadcastChannels
         router.delete("inbox") { _, _ in
             inboxes.clear()
+            broadcastChannels.clearBroadcasts()
             return Response(status: .noContent)
         }
         router.delete("inbox/:token") { _, context in
             inboxes.clear(token: try context.parameters.require("token"))
             return Response(status: .noContent)
         }
+        router.get("activities/:token") { _, context in
+            let token = try context.parameters.require("token").lowercased()
+            return Self.json(Timeline(token: token, events: ActivityEvent.timeline(of: inboxes.inbox(token: token))))
+        }
+        router.get("channels/:bundle") { _, context in
+            let bundleID = try context.parameters.require("bundle")
+            return Self.json(Channels(channels: broadcastChannels.channels(bundleID: bundleID).map(\.summary)))
+        }
+        // The id from the query, else from the rest of the path (which may hold unescaped `/`).
+        let broadcasts: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            let prefix = "/broadcasts/"
+            let path = request.uri.path
+            let fromPath = path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : ""
+            let id = request.uri.queryParameters["channel"].map(String.init)
+                ?? fromPath.removingPercentEncoding ?? fromPath
+            guard !id.isEmpty else {
+                return Self.error(.badRequest, reason: "missingChannel", message: "name the channel: /broadcasts/{id} or /broadcasts?channel={id}")
+            }
+            guard let channel = broadcastChannels.channel(id) else {
+                return Self.error(.notFound, reason: "channelNotRegistered", message: "no app has the channel \(id)")
+            }
+            return Self.json(Broadcasts(channel: id, broadcasts: channel.broadcasts.compactMap(\.activityEvent)))
+        }
+        router.get("broadcasts", use: broadcasts)
+        router.get("broadcasts/**", use: broadcasts)
         let (channelInboxes, fcm, webPush, origin) = (self.channelInboxes, self.fcm, self.webPush, self.origin)
         router.get("fcm/inbox/:token") { _, context in
             let token = try context.parameters.require("token")

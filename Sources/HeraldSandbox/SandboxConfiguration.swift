@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 
 /// Everything `herald sandbox` needs to start. Paths are used as given, so relative ones resolve
 /// against the current directory, which is where `Certs/` lives when run from the repository.
@@ -25,6 +26,9 @@ public struct SandboxConfiguration: Sendable {
     public var maximumTokenAge: TimeInterval
     /// Service-account key files (Google's JSON) whose assertions the FCM token endpoint accepts.
     public var fcmServiceAccounts: [String]
+    /// Broadcast channels one app may have, as APNs allows per environment; creating one more
+    /// is answered 429. Lower it to test that answer without creating ten thousand.
+    public var maximumChannelsPerApp = BroadcastChannel.maximumPerEnvironment
 
     /// The key id the committed dev key (`Certs/dev-apns-key.p8`) signs with.
     public static let devKeyID = "DEVKEY0001"

@@ -13,6 +13,7 @@ public final class SandboxGateway: Sendable {
     private let logger: Logger
     private let inboxes: DeviceInboxes
     private let channelInboxes: ChannelInboxes
+    private let broadcastChannels: BroadcastChannels
     private let sharedFaults: SharedFaults
     /// The running FCM endpoint, for ``revokeFCMAccessTokens()``.
     private let fcm = Mutex<FCMService?>(nil)
@@ -29,6 +30,8 @@ public final class SandboxGateway: Sendable {
         self.logger = logger
         self.inboxes = DeviceInboxes(capacity: configuration.inboxCapacity)
         self.channelInboxes = ChannelInboxes(capacity: configuration.inboxCapacity)
+        self.broadcastChannels = BroadcastChannels(capacity: configuration.inboxCapacity,
+                                                   maximumPerApp: configuration.maximumChannelsPerApp)
         self.sharedFaults = SharedFaults(configuration.faults)
     }
 
@@ -73,7 +76,7 @@ public final class SandboxGateway: Sendable {
         self.fcm.withLock { $0 = fcm }
         let responder = SandboxResponder(
             validator: PushRequestValidator(keys: keys, maximumTokenAge: configuration.maximumTokenAge),
-            inboxes: inboxes, faults: sharedFaults, fcm: fcm, webPush: webPush, logger: logger)
+            inboxes: inboxes, channels: broadcastChannels, faults: sharedFaults, fcm: fcm, webPush: webPush, logger: logger)
         let tls = TLSServerConfiguration(certificateFile: configuration.certificateFile, keyFile: configuration.keyFile,
                                          clientCAFile: configuration.clientCAFile, requireClientCertificate: false)
         // Bodies past the VoIP limit are still read, so that they get APNs' 413, not a reset.
@@ -86,8 +89,8 @@ public final class SandboxGateway: Sendable {
         let adminPort: Int
         do {
             let host = configuration.host
-            let routes = SandboxAdminRoutes(inboxes: inboxes, faults: sharedFaults, channelInboxes: channelInboxes, fcm: fcm,
-                                            webPush: webPush, origin: { [weak self] in "https://\(host):\(self?.port ?? 0)" })
+            let routes = SandboxAdminRoutes(inboxes: inboxes, faults: sharedFaults, channelInboxes: channelInboxes,
+                                            broadcastChannels: broadcastChannels, fcm: fcm, webPush: webPush, origin: { [weak self] in "https://\(host):\(self?.port ?? 0)" })
             adminPort = try await admin.start(host: configuration.adminHost, port: configuration.adminPort,
                                               router: routes.makeRouter(), logger: logger)
         } catch {
@@ -132,8 +135,25 @@ public final class SandboxGateway: Sendable {
         inboxes.all()
     }
 
+    /// Empties every device inbox and forgets every broadcast; channels stay registered.
     public func clearInboxes() {
         inboxes.clear()
+        broadcastChannels.clearBroadcasts()
+    }
+
+    /// The Live Activity pushes this device token received, oldest first.
+    public func activity(token: String) -> [ActivityEvent] {
+        ActivityEvent.timeline(of: inboxes.inbox(token: token))
+    }
+
+    /// The app's broadcast channels, oldest first.
+    public func channels(bundleID: String) -> [BroadcastChannelSummary] {
+        broadcastChannels.channels(bundleID: bundleID).map(\.summary)
+    }
+
+    /// What was broadcast on the channel, oldest first; nil when no app has it.
+    public func broadcasts(channelID: String) -> [ActivityEvent]? {
+        broadcastChannels.channel(channelID).map { $0.broadcasts.compactMap(\.activityEvent) }
     }
 
     /// The faults in effect; a new value applies to requests that arrive after it is set.

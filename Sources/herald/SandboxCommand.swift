@@ -111,16 +111,26 @@ struct SandboxCommand: AsyncParsableCommand {
     struct Inbox: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "inbox",
-            abstract: "Show what a device token received from a running sandbox (without TOKEN: counts per token).")
+            abstract: "Show what a device token received from a running sandbox (without TOKEN: counts per token).",
+            discussion: "--fcm and --web-push show another channel's messages; --activity TOKEN a Live Activity timeline, --channel ID a broadcast channel's broadcasts, --channels BUNDLE an app's broadcast channels.")
 
         @OptionGroup var options: AdminOptions
         @Argument(help: "Device token (hex).") var token: String?
         @Option(help: "Show what this FCM registration token received instead.") var fcm: String?
         @Option(help: "Show what this Web Push subscription received, decrypted: its id, its endpoint, or a file holding its JSON.")
         var webPush: String?
+        @Option(help: "Show this device token's Live Activity timeline (its liveactivity pushes) instead.")
+        var activity: String?
+        @Option(help: "Show what was broadcast on this channel (its apns-channel-id) instead.")
+        var channel: String?
+        @Option(help: "List this app's broadcast channels (by bundle id) instead.")
+        var channels: String?
 
         func run() async throws {
             let client = options.client
+            if let activity { return try await showActivity(activity, client: client) }
+            if let channel { return try await showBroadcasts(channel, client: client) }
+            if let channels { return try await showChannels(channels, client: client) }
             if let address = fcm ?? webPush.map(Self.subscriptionID) {
                 let reply = try await client.send("GET", fcm != nil ? "/fcm/inbox/\(address)" : "/webpush/inbox/\(address)")
                 if options.json { return reply.printJSON() }
@@ -155,6 +165,60 @@ struct SandboxCommand: AsyncParsableCommand {
                 table.add(RFC3339.string(from: entry.receivedAt), entry.apnsId, entry.pushType.rawValue, entry.topic, entry.alertSummary)
             }
             print(table.render())
+        }
+
+        /// The Live Activity timeline: one row per start, update and end, in arrival order.
+        func showActivity(_ token: String, client: HeraldClient) async throws {
+            let reply = try await client.send("GET", "/activities/\(token)")
+            if options.json { return reply.printJSON() }
+            struct Timeline: Decodable { var events: [ActivityEvent] }
+            let events = try JSONDecoder().decode(Timeline.self, from: reply.body).events
+            if events.isEmpty { return print("no Live Activity pushes received by \(token)") }
+            var table = Table("RECEIVED", "EVENT", "TIMESTAMP", "APNS-ID", "ATTRIBUTES", "CONTENT-STATE", "ALERT")
+            for event in events {
+                table.add(RFC3339.string(from: event.receivedAt), event.event.rawValue, String(event.timestamp), event.apnsId,
+                          event.attributesType ?? "-", Self.compact(event.contentState), Self.compact(event.alert))
+            }
+            print(table.render())
+        }
+
+        /// A channel's broadcasts. The id is base64, so it goes in the query, escaped.
+        func showBroadcasts(_ channel: String, client: HeraldClient) async throws {
+            let escaped = channel.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? channel
+            let reply = try await client.send("GET", "/broadcasts?channel=\(escaped)")
+            if options.json { return reply.printJSON() }
+            struct Broadcasts: Decodable { var broadcasts: [ActivityEvent] }
+            let broadcasts = try JSONDecoder().decode(Broadcasts.self, from: reply.body).broadcasts
+            if broadcasts.isEmpty { return print("nothing broadcast on \(channel)") }
+            var table = Table("RECEIVED", "EVENT", "TIMESTAMP", "APNS-ID", "COLLAPSE-ID", "CONTENT-STATE")
+            for event in broadcasts {
+                table.add(RFC3339.string(from: event.receivedAt), event.event.rawValue, String(event.timestamp), event.apnsId,
+                          event.collapseId ?? "-", Self.compact(event.contentState))
+            }
+            print(table.render())
+        }
+
+        /// An app's channels, with the policy each was created with.
+        func showChannels(_ bundleID: String, client: HeraldClient) async throws {
+            let reply = try await client.send("GET", "/channels/\(bundleID)")
+            if options.json { return reply.printJSON() }
+            struct Channels: Decodable { var channels: [BroadcastChannelSummary] }
+            let channels = try JSONDecoder().decode(Channels.self, from: reply.body).channels
+            if channels.isEmpty { return print("no broadcast channels for \(bundleID)") }
+            var table = Table("CHANNEL", "STORAGE-POLICY", "BROADCASTS")
+            for channel in channels {
+                table.add(channel.apnsChannelId, String(channel.messageStoragePolicy), String(channel.broadcasts))
+            }
+            print(table.render())
+        }
+
+        /// One-line JSON for a table cell, "-" when absent.
+        static func compact(_ value: JSONValue?) -> String {
+            guard let value else { return "-" }
+            if case .string(let text) = value { return text }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "-"
         }
 
         /// A subscription id from an id, an endpoint (`…/wp/ID`), or a file holding the subscription's JSON.
