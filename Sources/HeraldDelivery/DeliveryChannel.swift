@@ -38,6 +38,10 @@ public enum DeliveryResult: Hashable, Sendable {
 
     /// The refusal of a firing whose stored content no longer decodes (a corrupt row): final.
     public static let contentUnreadable = "contentUnreadable"
+    /// The refusal of a Live Activity update or end whose activity the device no longer has.
+    public static let activityGone = "activityGone"
+    /// The refusal of a broadcast for an app without APNs settings.
+    public static let noPushSettings = "noPushSettings"
     /// The fault of a delivery whose store call failed: tried again, never stored.
     public static let storeUnavailable = "storeUnavailable"
 

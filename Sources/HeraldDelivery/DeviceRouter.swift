@@ -30,10 +30,16 @@ public struct DeviceRouter: DeliveryChannel {
         var live: [Int] = []
         var pushIndices: [Int] = []
         var held: [Int] = []
+        // Content is decoded here, on the dispatcher's task, not in the timer's claim: once, for
+        // where it goes (a Live Activity's token, say) and what it holds.
+        let contents = batch.map { try? $0.content() }
         // One call each for the batch, not one per occurrence: which devices stream, which apps
         // push, which tokens are dead. Only active devices are streamed to, so only they are
-        // asked about (on several nodes the question is a store read).
-        let active = batch.indices.filter { batch[$0].device.state == .active }
+        // asked about (on several nodes the question is a store read). Live Activity pushes
+        // never go to the stream: ActivityKit applies them, not the app.
+        let active = batch.indices.filter { index in
+            batch[index].device.state == .active && !(contents[index].map(batch[index].device.isActivityPush) ?? false)
+        }
         var streaming = [Bool](repeating: false, count: batch.count)
         for (index, connected) in zip(active, await streams.connected(active.map { batch[$0].device })) {
             streaming[index] = connected
@@ -49,8 +55,9 @@ public struct DeviceRouter: DeliveryChannel {
                 unreadApps.insert(fired.device.appID)
             }
         }
+        let addresses = batch.indices.map { index in contents[index].flatMap { batch[index].device.pushAddress(for: $0) } }
         for (index, fired) in batch.enumerated() where !streaming[index] && !unreadApps.contains(fired.device.appID) {
-            if let address = fired.device.pushAddress, apps[fired.device.appID]??.pushes(to: fired.device.platform) == true {
+            if let address = addresses[index], apps[fired.device.appID]??.pushes(to: fired.device.platform) == true {
                 tokensByApp[fired.device.appID, default: []].insert(address)
             }
         }
@@ -62,16 +69,17 @@ public struct DeviceRouter: DeliveryChannel {
                 outcomes[index] = DeliveryOutcome(.none, .failed(DeliveryResult.storeUnavailable))
             } else if streaming[index] {
                 live.append(index)
-            } else if apps[device.appID]??.pushes(to: device.platform) == true, let address = device.pushAddress,
+            } else if apps[device.appID]??.pushes(to: device.platform) == true, let address = addresses[index],
                       deadByApp[device.appID]?.contains(address) != true {
                 pushIndices.append(index)
+            } else if let unsent = Self.unsentActivityPush(fired, content: contents[index]) {
+                outcomes[index] = unsent
             } else {
                 held.append(index)
             }
         }
-        // Content is decoded here, on the dispatcher's task, not in the timer's claim.
         let liveItems: [InboxItem]
-        (live, liveItems) = Self.inboxItems(live, of: batch, outcomes: &outcomes)
+        (live, liveItems) = Self.inboxItems(live, of: batch, contents: contents, outcomes: &outcomes)
         if !live.isEmpty {
             // Stored first, then streamed with its sequence id: it stays until the client
             // acknowledges it, so a stream that drops mid-write loses nothing.
@@ -112,7 +120,7 @@ public struct DeviceRouter: DeliveryChannel {
             }
         }
         let heldItems: [InboxItem]
-        (held, heldItems) = Self.inboxItems(held, of: batch, outcomes: &outcomes)
+        (held, heldItems) = Self.inboxItems(held, of: batch, contents: contents, outcomes: &outcomes)
         guard !held.isEmpty else { return outcomes }
         do {
             let sequences = try await store.holdInInbox(heldItems)
@@ -125,15 +133,25 @@ public struct DeviceRouter: DeliveryChannel {
         return outcomes
     }
 
+    /// The outcome of a Live Activity push with nowhere to go that the inbox cannot stand in for:
+    /// an update or end for an activity the device no longer has (forgotten, or never
+    /// registered), or a broadcast of an app that cannot send it. nil for everything else.
+    static func unsentActivityPush(_ fired: FiredOccurrence, content: NotificationContent?) -> DeliveryOutcome? {
+        if fired.device.broadcastChannel != nil { return DeliveryOutcome(.none, .refused(DeliveryResult.noPushSettings)) }
+        guard let liveActivity = content?.liveActivity, liveActivity.event != .start,
+              fired.device.address(for: liveActivity) == nil else { return nil }
+        return DeliveryOutcome(.none, .refused(DeliveryResult.activityGone))
+    }
+
     /// The inbox items for `batch[indices]`, and the indices whose content decoded; the others'
     /// outcomes become a final refusal (a corrupt row: sending it again would not help).
-    static func inboxItems(_ indices: [Int], of batch: [FiredOccurrence],
+    static func inboxItems(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?],
                            outcomes: inout [DeliveryOutcome]) -> (indices: [Int], items: [InboxItem]) {
         var kept: [Int] = []
         var items: [InboxItem] = []
         for index in indices {
             let fired = batch[index]
-            guard let content = try? fired.content() else {
+            guard let content = contents[index] else {
                 outcomes[index] = DeliveryOutcome(.none, .refused(DeliveryResult.contentUnreadable))
                 continue
             }

@@ -109,18 +109,55 @@ public struct PushDeliveryChannel: DeliveryChannel {
                           outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
         var pushes: [APNsPush] = []
         var sent: [Int] = []
-        for (index, token, content) in contents(indices, of: batch, address: \.token, outcomes: &outcomes) {
+        for index in indices {
+            guard let content = try? batch[index].content() else {
+                outcomes[index] = DeliveryOutcome(.push, .refused(DeliveryResult.contentUnreadable))
+                continue
+            }
             do {
-                let pushID = Self.pushID(for: batch[index].occurrence)
-                pushes.append(try APNsPush(token: token, type: .alert, bundleID: app.id, id: pushID,
-                                           collapseID: Self.collapseID(for: batch[index].occurrence, pushID: pushID),
-                                           aps: content.aps, custom: content.userInfo ?? [:]))
+                guard let push = try Self.apnsPush(for: batch[index], content: content, app: app) else {
+                    outcomes[index] = DeliveryOutcome(.none, .noDeviceToken)
+                    continue
+                }
+                pushes.append(push)
                 sent.append(index)
             } catch {
                 outcomes[index] = DeliveryOutcome(.push, .refused(error.reason))
             }
         }
         return Array(zip(sent, await gateway.send(pushes, app: app)))
+    }
+
+    /// The APNs push a fired occurrence becomes, with an `apns-id` and collapse id derived from
+    /// the occurrence (a resend after a crash is recognised): an alert to the device token; a
+    /// Live Activity push to its token, stamped with the occurrence's instant; or a channel's
+    /// broadcast. nil when the device has no address for it.
+    ///
+    /// - Throws: `HeraldError` when APNs would refuse it (`liveActivityNeedsTokenAuth` for an app
+    ///   on certificate auth, or a payload rule).
+    static func apnsPush(for fired: FiredOccurrence, content: NotificationContent, app: App) throws(HeraldError) -> APNsPush? {
+        let pushID = pushID(for: fired.occurrence)
+        let collapseID = collapseID(for: fired.occurrence, pushID: pushID)
+        let custom = content.userInfo ?? [:]
+        guard fired.device.isActivityPush(content) else {
+            guard let token = fired.device.token else { return nil }
+            return try APNsPush(token: token, type: .alert, bundleID: app.id, id: pushID, collapseID: collapseID,
+                                aps: content.aps, custom: custom)
+        }
+        guard app.push?.usesTokenAuth == true else {
+            throw .invalid("liveActivityNeedsTokenAuth", "APNs takes Live Activity pushes with token auth only")
+        }
+        let instant = Int(fired.occurrence.scheduledFor.timeIntervalSince1970)
+        if let channel = fired.device.broadcastChannel {
+            guard let liveActivity = content.liveActivity else {
+                throw .invalid("invalidLiveActivity", "a broadcast carries a Live Activity update or end")
+            }
+            return try APNsPush(channelID: channel.apnsChannelID, bundleID: app.id, id: pushID, collapseID: collapseID,
+                                aps: liveActivity.aps(timestamp: instant), custom: custom)
+        }
+        guard let liveActivity = content.liveActivity, let token = fired.device.address(for: liveActivity) else { return nil }
+        return try APNsPush(token: token, type: .liveactivity, bundleID: app.id, id: pushID, collapseID: collapseID,
+                            aps: liveActivity.aps(timestamp: instant), custom: custom)
     }
 
     private func sendFCM(_ indices: [Int], of batch: [FiredOccurrence], app: App,

@@ -23,6 +23,9 @@ public final class APNsClient: Sendable {
     /// The provider tokens this client signs with (shared with other apps on the same key); nil
     /// for certificate auth.
     public let providerTokens: ProviderTokenSource?
+    /// The app's broadcast channels on APNs' management host; nil with certificate auth, which
+    /// that API does not take.
+    public let channels: APNsChannelManager?
     private let authority: String
     private let retry: RetryPolicy
     private let now: @Sendable () -> Date
@@ -76,6 +79,15 @@ public final class APNsClient: Sendable {
         authority = endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
         pool = PushConnectionPool(host: endpoint.host, port: endpoint.port, tls: credential, loops: self.loops, size: poolSize,
                                   events: events)
+        if let providerTokens {
+            let channelsEndpoint = try settings.channelsEndpoint()
+            var channelsTLS = tls
+            channelsTLS.serverName = channelsEndpoint.host
+            channels = APNsChannelManager(bundleID: appID, endpoint: channelsEndpoint, tls: try HTTP2ClientTLS(channelsTLS),
+                                          loops: self.loops, providerTokens: providerTokens)
+        } else {
+            channels = nil
+        }
     }
 
     /// The TLS client identity for certificate auth, from files or uploaded content.
@@ -118,6 +130,7 @@ public final class APNsClient: Sendable {
 
     public func close() async {
         await pool.closeAll()
+        await channels?.close()
         if ownsLoops { await loops.shutdown() }
     }
 

@@ -99,7 +99,7 @@ public actor PushGateway {
     public nonisolated func send(_ pushes: [APNsPush], app: App) async -> [PushOutcome] {
         let started = ContinuousClock.now
         let results = await sendUnrecorded(pushes, app: app)
-        metrics.record(results, types: pushes.map(\.type.rawValue), platform: .ios, app: app.id, elapsed: .now - started)
+        metrics.record(results, types: pushes.map { $0.channelID == nil ? $0.type.rawValue : "broadcast" }, platform: .ios, app: app.id, elapsed: .now - started)
         activity.record(results.reduce(into: [:]) { $0[$1.result, default: 0] += 1 }, app: app.id, platform: .ios)
         return results
     }
