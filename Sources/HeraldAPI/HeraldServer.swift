@@ -178,6 +178,8 @@ public struct HeraldServer: Sendable {
                         wakePushesPerHour: configuration.wakePushesPerHour,
                         heartbeat: .milliseconds(configuration.heartbeatMilliseconds)).register(on: router)
         DeviceRoutes(services: services).register(on: router)
+        ActivityRoutes(services: services).register(on: router)
+        ChannelRoutes(services: services, gateway: gateway).register(on: router)
         NotificationRoutes(services: services).register(on: router)
         routes.load(router.routes.map { ($0.path.description, $0.method.rawValue) })
         return router

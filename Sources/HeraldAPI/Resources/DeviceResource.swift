@@ -13,9 +13,13 @@ struct DeviceBody: Decodable {
     var webPush: WebPushSubscription?
     var locale: String?
     var backgroundModes: [String]?
+    /// iOS 17.2+: a push-to-start token per ActivityAttributes type.
+    var pushToStartTokens: [String: String]?
 
-    /// Validates the body into a device of `app`, keeping `state` from the stored one.
-    func device(app: App, id: String, state: LifecycleState) throws(HeraldError) -> Device {
+    /// Validates the body into a device of `app`, keeping `state` and the registered activities
+    /// from the stored one.
+    func device(app: App, id: String, stored: Device?) throws(HeraldError) -> Device {
+        let state = stored?.state ?? .notRunning
         guard let timeZone else { throw .invalid("missingField", "timeZone is required (an IANA zone such as Europe/Paris)") }
         _ = try DeviceRules.timeZone(timeZone)
         guard let platform = Platform(rawValue: platform ?? Platform.ios.rawValue) else {
@@ -23,7 +27,7 @@ struct DeviceBody: Decodable {
         }
         let given: [(field: String, platform: Platform, present: Bool)] = [
             ("token", .ios, token != nil), ("voipToken", .ios, voipToken != nil), ("fcmToken", .android, fcmToken != nil),
-            ("webPush", .web, webPush != nil),
+            ("webPush", .web, webPush != nil), ("pushToStartTokens", .ios, pushToStartTokens != nil),
         ]
         if let misfit = given.first(where: { $0.present && $0.platform != platform }) {
             throw .invalid("addressNotForPlatform",
@@ -35,7 +39,20 @@ struct DeviceBody: Decodable {
                       locale: try locale.map { value throws(HeraldError) in try DeviceRules.locale(value) },
                       state: state, backgroundModes: try DeviceRules.backgroundModes(backgroundModes ?? []),
                       platform: platform, fcmToken: try fcmToken.map { value throws(HeraldError) in try DeviceRules.fcmToken(value) },
-                      webPush: try webPush.map { value throws(HeraldError) in try Self.checked(value, app: app) })
+                      webPush: try webPush.map { value throws(HeraldError) in try Self.checked(value, app: app) },
+                      pushToStartTokens: try Self.checked(pushToStartTokens ?? [:]), activities: stored?.activities ?? [:])
+    }
+
+    /// Each key an attributes type name (identifier characters), each value a token.
+    static func checked(_ tokens: [String: String]) throws(HeraldError) -> [String: String] {
+        var checked: [String: String] = [:]
+        for (type, token) in tokens {
+            guard Identifier.isValid(type) else {
+                throw .invalid("invalidAttributesType", "pushToStartTokens keys are ActivityAttributes type names")
+            }
+            checked[type] = try DeviceRules.token(token, field: "pushToStartTokens.\(type)")
+        }
+        return checked
     }
 
     /// A subscription on one of the app's allowed push services, with a public key on the curve.
@@ -61,8 +78,12 @@ struct DeviceResource: Encodable {
     var locale: String?
     var state: String
     var backgroundModes: [String]
+    var pushToStartTokens: [String: String]
+    var activities: [ActivityResource]
 
     init(_ device: Device) {
+        pushToStartTokens = device.pushToStartTokens
+        activities = ActivityResource.all(of: device)
         app = device.appID
         id = device.id
         timeZone = device.timeZone
@@ -90,9 +111,12 @@ struct DeviceResource: Encodable {
         try container.encode(locale, forKey: .locale)
         try container.encode(state, forKey: .state)
         try container.encode(backgroundModes, forKey: .backgroundModes)
+        try container.encode(pushToStartTokens, forKey: .pushToStartTokens)
+        try container.encode(activities, forKey: .activities)
     }
 
     enum CodingKeys: String, CodingKey {
         case app, id, timeZone, platform, token, voipToken, fcmToken, webPush, locale, state, backgroundModes
+        case pushToStartTokens, activities
     }
 }

@@ -36,7 +36,10 @@ struct PresentedNotificationResource: Encodable {
     var firedAt: String
     var late: Bool
     var missed: Int
-    var alert: AlertBody
+    /// The alert, or (for a Live Activity push the device could not be sent) the activity change
+    /// for the app to apply itself.
+    var alert: AlertBody?
+    var liveActivity: LiveActivityBody?
     var sound: String?
     var badge: Int?
     var category: String?
@@ -55,7 +58,8 @@ struct PresentedNotificationResource: Encodable {
         firedAt = RFC3339.string(from: item.firedAt)
         late = occurrence.late
         missed = occurrence.missed
-        alert = AlertBody(title: content.alert.title, subtitle: content.alert.subtitle, body: content.alert.body)
+        alert = content.alert.map { AlertBody(title: $0.title, subtitle: $0.subtitle, body: $0.body) }
+        liveActivity = content.liveActivity.map(LiveActivityBody.init)
         sound = content.sound
         badge = content.badge
         category = content.category

@@ -28,13 +28,15 @@ struct NotificationBody: Decodable {
     var category: String?
     var threadId: String?
     var userInfo: [String: JSONValue]?
+    var liveActivity: LiveActivityBody?
 
     /// The largest badge number iOS shows.
     static let maximumBadge = 99_999
 
     /// Validates the content part for a device on `platform`.
     func content(for platform: Platform, notificationID: String) throws(HeraldError) -> NotificationContent {
-        guard let alert else { throw .invalid("missingAlert", "alert is required, with at least a body") }
+        if let liveActivity { return try activityContent(liveActivity, for: .device, platform: platform, notificationID: notificationID) }
+        guard let alert else { throw .invalid("missingAlert", "alert is required, with at least a body (or liveActivity instead)") }
         guard let body = alert.body, !body.isEmpty else {
             throw .invalid("missingAlert", "alert.body is required and must not be empty")
         }
@@ -49,6 +51,26 @@ struct NotificationBody: Decodable {
                                           userInfo: userInfo)
         // The alert push it becomes must fit APNs' limit (and the device's own service's, when
         // that is another), checked now rather than when it fires.
+        _ = try content.alertPayload()
+        try content.checkFits(platform, notificationID: notificationID)
+        return content
+    }
+
+    /// Validates the content part for a broadcast channel's audience: a Live Activity update or end.
+    func broadcastContent(notificationID: String) throws(HeraldError) -> NotificationContent {
+        guard let liveActivity else {
+            throw .invalid("missingLiveActivity", "a broadcast carries liveActivity (an update or end), not an alert")
+        }
+        return try activityContent(liveActivity, for: .channel, platform: .ios, notificationID: notificationID)
+    }
+
+    private func activityContent(_ body: LiveActivityBody, for audience: LiveActivity.Audience, platform: Platform,
+                                 notificationID: String) throws(HeraldError) -> NotificationContent {
+        guard alert == nil, sound == nil, badge == nil, category == nil, threadId == nil else {
+            throw .invalid("alertOrLiveActivity",
+                           "a notification has alert (with sound, badge, category, threadId) or liveActivity, not both")
+        }
+        let content = NotificationContent(liveActivity: try body.liveActivity(for: audience), userInfo: userInfo)
         _ = try content.alertPayload()
         try content.checkFits(platform, notificationID: notificationID)
         return content
@@ -78,7 +100,8 @@ struct NotificationResource: Encodable {
     var fireDate: String
     var timeZone: String?
     var `repeat`: RepeatBody?
-    var alert: AlertBody
+    var alert: AlertBody?
+    var liveActivity: LiveActivityBody?
     var sound: String?
     var badge: Int?
     var category: String?
@@ -105,7 +128,8 @@ struct NotificationResource: Encodable {
             self.repeat = body
         }
         let content = notification.content
-        alert = AlertBody(title: content.alert.title, subtitle: content.alert.subtitle, body: content.alert.body)
+        alert = content.alert.map { AlertBody(title: $0.title, subtitle: $0.subtitle, body: $0.body) }
+        liveActivity = content.liveActivity.map(LiveActivityBody.init)
         sound = content.sound
         badge = content.badge
         category = content.category
@@ -124,7 +148,11 @@ struct NotificationResource: Encodable {
         try container.encode(fireDate, forKey: .fireDate)
         try container.encode(timeZone, forKey: .timeZone)
         try container.encode(`repeat`, forKey: .repeat)
-        try container.encode(alert, forKey: .alert)
+        if let liveActivity {
+            try container.encode(liveActivity, forKey: .liveActivity)
+        } else {
+            try container.encode(alert, forKey: .alert)
+        }
         try container.encodeIfPresent(sound, forKey: .sound)
         try container.encodeIfPresent(badge, forKey: .badge)
         try container.encodeIfPresent(category, forKey: .category)
@@ -136,7 +164,7 @@ struct NotificationResource: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, app, device, fireDate, timeZone, `repeat`, alert, sound, badge, category, threadId, userInfo
+        case id, app, device, fireDate, timeZone, `repeat`, alert, liveActivity, sound, badge, category, threadId, userInfo
         case nextFireDate, nextOccurrence, occurrences
     }
 }

@@ -16,12 +16,23 @@ struct APIServices: Sendable {
         return app
     }
 
+    /// A device registered through the API; a broadcast channel's audience is not one.
     func existingDevice(app: String, id: String) async throws -> Device {
         _ = try await existingApp(app)
-        guard let device = try await store.device(appID: app, id: id) else {
+        guard BroadcastChannel.name(audienceID: id) == nil, let device = try await store.device(appID: app, id: id) else {
             throw HeraldError.deviceNotFound(appID: app, deviceID: id)
         }
         return device
+    }
+
+    /// The audience that holds a broadcast channel's scheduled broadcasts.
+    func existingChannel(app: String, name: String) async throws -> Device {
+        _ = try await existingApp(app)
+        guard let audience = try await store.device(appID: app, id: BroadcastChannel.audienceID(name: name)),
+              audience.broadcastChannel != nil else {
+            throw HeraldError.notFound("channelNotFound", "channel '\(name)' of app '\(app)' does not exist")
+        }
+        return audience
     }
 }
 

@@ -12,8 +12,8 @@ struct DeviceRoutes {
             let id = try context.parameters.identifier("device")
             let body = try await services.body.decode(DeviceBody.self, from: request)
             let app = try await services.existingApp(appID)
-            let state = try await services.store.device(appID: appID, id: id)?.state ?? .notRunning
-            let device = try body.device(app: app, id: id, state: state)
+            let stored = try await services.store.device(appID: appID, id: id)
+            let device = try body.device(app: app, id: id, stored: stored)
             let result = try await services.store.saveDevice(device, now: services.clock.now())
             await services.engine.arm(result.rearmed)
             return try Response.json(DeviceResource(device), status: result.created ? .created : .ok)
@@ -27,7 +27,7 @@ struct DeviceRoutes {
             let appID = try context.parameters.decoded("app")
             let id = try context.parameters.decoded("device")
             _ = try await services.existingApp(appID)
-            guard try await services.store.deleteDevice(appID: appID, id: id) else {
+            guard BroadcastChannel.name(audienceID: id) == nil, try await services.store.deleteDevice(appID: appID, id: id) else {
                 throw HeraldError.deviceNotFound(appID: appID, deviceID: id)
             }
             return Response(status: .noContent)

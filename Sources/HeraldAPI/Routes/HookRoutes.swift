@@ -85,7 +85,11 @@ struct HookRoutes {
                                   message: "the hook's push names \(targets) tokens and devices; hooks.maxTokensPerRequest is \(maxTokensPerRequest)")
             }
             // The payload is the same for every token: refuse it once, before anything is claimed.
-            _ = try APNsPush.checkedPayload(type: push.type, aps: push.aps, custom: push.data)
+            if let liveActivity = push.liveActivity {
+                _ = try liveActivity.validated(for: push.channel == nil ? .device : .channel).checkedPayload(custom: push.data)
+            } else {
+                _ = try APNsPush.checkedPayload(type: push.type, aps: push.aps, custom: push.data)
+            }
         }
         var keys = ["signature:" + WebhookSignature.replayKey(timestamp: timestamp, body: raw)]
         // The signed body's key comes first: an unsigned header can add a key, never replace it.
@@ -108,6 +112,15 @@ struct HookRoutes {
             do {
                 let app = try await services.existingApp(definition.app)
                 let sender = PushSender(services: services, gateway: gateway)
+                if let liveActivity = push.liveActivity {
+                    let target = LiveActivityTarget(tokens: push.channel == nil && !push.tokens.isEmpty ? push.tokens : nil,
+                                                    devices: push.channel == nil && push.tokens.isEmpty ? push.devices : nil,
+                                                    channel: push.channel)
+                    let results = await sender.sendLiveActivity(liveActivity, app: app, to: target,
+                                                                options: LiveActivitySendOptions(collapseID: push.collapseID, data: push.data),
+                                                                index: 0)
+                    reply = HookReply(pushed: true, filtered: false, results: results)
+                } else {
                 let channel = Swift.Result { () throws(HeraldError) -> ChannelPush in
                     try ChannelPush(type: push.type, aps: push.aps, custom: push.data, collapseID: push.collapseID)
                 }
@@ -117,6 +130,7 @@ struct HookRoutes {
                                  aps: push.aps, custom: push.data)
                 }
                 reply = HookReply(pushed: true, filtered: false, results: results)
+                }
             } catch {
                 await release(keys, hook: name)
                 throw error

@@ -2,7 +2,8 @@ import Foundation
 import HeraldCore
 import Hummingbird
 
-/// `/v1/apps/{app}/devices/{device}/notifications`, `/present` and `/deliveries`.
+/// `/v1/apps/{app}/devices/{device}/notifications`, `/present` and `/deliveries`; and the same
+/// notifications and deliveries for a broadcast channel, under `/v1/apps/{app}/channels/{name}`.
 struct NotificationRoutes {
     let services: APIServices
 
@@ -12,14 +13,37 @@ struct NotificationRoutes {
 
     func register(on router: Router<HeraldRequestContext>) {
         let base = "/v1/apps/:app/devices/:device"
+        register(on: router, base: base, audience: device)
+        register(on: router, base: "/v1/apps/:app/channels/:name", audience: channel)
 
+        router.post("\(base)/present") { request, context in
+            let device = try await device(context)
+            let body = try await services.body.decode(NotificationBody.self, from: request)
+            let id = try body.notificationID()
+            let content = try body.content(for: device.platform, notificationID: id)
+            guard content.liveActivity == nil else {
+                throw HeraldError.invalid("invalidLiveActivity", "present shows an alert now; send a Live Activity with POST /v1/push")
+            }
+            let delivery = try await services.engine.present(content, notificationID: id, device: device)
+            return try Response.json(["delivery": DeliveryResource(delivery)])
+        }
+    }
+
+    /// The notification and delivery routes under `base`, for the audience it names: a device,
+    /// or a broadcast channel's audience (whose notifications are its broadcasts).
+    private func register(on router: Router<HeraldRequestContext>, base: String,
+                          audience device: @escaping @Sendable (HeraldRequestContext) async throws -> Device) {
         router.post("\(base)/notifications") { request, context in
             let device = try await device(context)
             let body = try await services.body.decode(NotificationBody.self, from: request)
             let id = try body.notificationID()
             let deviceZone = try DeviceRules.timeZone(device.timeZone)
             let schedule = try body.schedule(deviceTimeZone: deviceZone)
-            let content = try body.content(for: device.platform, notificationID: id)
+            let content = device.broadcastChannel == nil
+                ? try body.content(for: device.platform, notificationID: id) : try body.broadcastContent(notificationID: id)
+            if let liveActivity = content.liveActivity {
+                try liveActivity.checkReachable(on: device, push: try await services.existingApp(device.appID).push)
+            }
             let now = services.clock.now()
             let next = try schedule.firstOccurrence(after: now, deviceTimeZone: deviceZone)
             let notification = LocalNotification(appID: device.appID, deviceID: device.id, id: id,
@@ -80,15 +104,6 @@ struct NotificationRoutes {
             return try Response.json(["cancelled": count])
         }
 
-        router.post("\(base)/present") { request, context in
-            let device = try await device(context)
-            let body = try await services.body.decode(NotificationBody.self, from: request)
-            let id = try body.notificationID()
-            let content = try body.content(for: device.platform, notificationID: id)
-            let delivery = try await services.engine.present(content, notificationID: id, device: device)
-            return try Response.json(["delivery": DeliveryResource(delivery)])
-        }
-
         router.get("\(base)/deliveries") { request, context in
             let device = try await device(context)
             let limit = try Self.integer(request, "limit", default: 50, range: 1...Self.maximumDeliveries,
@@ -98,9 +113,13 @@ struct NotificationRoutes {
         }
     }
 
-    private func device(_ context: HeraldRequestContext) async throws -> Device {
+    @Sendable private func device(_ context: HeraldRequestContext) async throws -> Device {
         try await services.existingDevice(app: try context.parameters.decoded("app"),
                                           id: try context.parameters.decoded("device"))
+    }
+
+    @Sendable private func channel(_ context: HeraldRequestContext) async throws -> Device {
+        try await services.existingChannel(app: try context.parameters.decoded("app"), name: try context.parameters.decoded("name"))
     }
 
     private static func integer(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>,

@@ -26,6 +26,10 @@ struct PushRoutes {
         var id: String?
         var aps: APS?
         var data: [String: JSONValue]?
+        /// A Live Activity push, instead of `aps`: to tokens, devices, or a broadcast `channel`.
+        var liveActivity: LiveActivityBody?
+        /// A broadcast channel's name: the push goes to every activity subscribed to it.
+        var channel: String?
     }
 
     /// One entry as read from the body, or why it could not be read. Entries are decoded in the
@@ -83,6 +87,12 @@ struct PushRoutes {
         guard let app = try? await services.store.app(id: appID) else {
             return [refusal(.appNotFound(appID), status: 404)]
         }
+        if let liveActivity = entry.liveActivity {
+            return await sendLiveActivity(liveActivity, entry: entry, app: app, index: index)
+        }
+        guard entry.channel == nil else {
+            return [refusal(.invalid("missingLiveActivity", "a broadcast to a channel carries liveActivity"), status: 422)]
+        }
         guard let type = APNsPushType(rawValue: entry.type ?? "alert") else {
             return [refusal(.invalid("invalidPushType", "type must be one of \(APNsPushType.allCases.map(\.rawValue))"), status: 422)]
         }
@@ -103,5 +113,23 @@ struct PushRoutes {
                          expiration: entry.expiration, id: entry.id, collapseID: entry.collapseId, aps: aps,
                          custom: entry.data ?? [:])
         }
+    }
+
+    /// A Live Activity push now, to tokens, devices or a channel (``PushSender/sendLiveActivity``).
+    private func sendLiveActivity(_ body: LiveActivityBody, entry: Entry, app: App, index: Int) async -> [Result] {
+        guard entry.aps == nil, entry.type == nil || entry.type == APNsPushType.liveactivity.rawValue else {
+            return [Result(notification: index, channel: entry.channel, status: 422, reason: "alertOrLiveActivity")]
+        }
+        let liveActivity: LiveActivity
+        do {
+            liveActivity = try body.parsed()
+        } catch {
+            return [Result(notification: index, channel: entry.channel, status: 422, reason: error.reason)]
+        }
+        let target = LiveActivityTarget(tokens: entry.tokens, devices: entry.devices, channel: entry.channel)
+        let options = LiveActivitySendOptions(id: entry.id, collapseID: entry.collapseId, priority: entry.priority,
+                                              expiration: entry.expiration, data: entry.data ?? [:])
+        return await PushSender(services: services, gateway: gateway)
+            .sendLiveActivity(liveActivity, app: app, to: target, options: options, index: index)
     }
 }

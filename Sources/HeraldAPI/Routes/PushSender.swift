@@ -14,6 +14,8 @@ struct PushSender {
         var notification: Int
         var token: String?
         var device: String?
+        /// A broadcast's channel, by the app's name for it.
+        var channel: String?
         var status: Int
         var apnsId: String?
         var reason: String?
@@ -28,14 +30,17 @@ struct PushSender {
     ///   - sharedID: every target's push carries the same `apns-id` (the caller gave one);
     ///     otherwise each gets its own.
     ///   - channel: the same push for android and web devices, or why it has no equivalent there.
+    ///   - liveActivity: for a Live Activity push, which decides each device's token: its
+    ///     push-to-start token for a start, the activity's token for an update or end.
     func send(app: App, type: APNsPushType, tokens: [String], devices: [String], index: Int, sharedID: Bool = false,
-              channel: Swift.Result<ChannelPush, HeraldError>,
+              channel: Swift.Result<ChannelPush, HeraldError>, liveActivity: LiveActivity? = nil,
               make: (String) throws(HeraldError) -> APNsPush) async -> [Result] {
         var targets: [(token: String, device: String?)] = tokens.map { ($0, nil) }
         var results: [Result] = []
         var others: [Device] = []
         for deviceID in devices {
-            guard let device = try? await services.store.device(appID: app.id, id: deviceID) else {
+            guard BroadcastChannel.name(audienceID: deviceID) == nil,
+                  let device = try? await services.store.device(appID: app.id, id: deviceID) else {
                 results.append(Result(notification: index, device: deviceID, status: 404, reason: "deviceNotFound"))
                 continue
             }
@@ -43,9 +48,19 @@ struct PushSender {
                 others.append(device)
                 continue
             }
-            guard let token = type.usesVoIPToken ? device.voipToken : device.token else {
+            if let liveActivity {
+                do throws(HeraldError) {
+                    try liveActivity.checkReachable(on: device, push: app.push)
+                } catch {
+                    results.append(Result(notification: index, device: deviceID, status: 422, reason: error.reason))
+                    continue
+                }
+            }
+            let address = liveActivity.map { device.address(for: $0) } ?? (type.usesVoIPToken ? device.voipToken : device.token)
+            guard let token = address else {
+                let missing = liveActivity.map { $0.event == .start ? "noPushToStartToken" : "unknownActivity" }
                 results.append(Result(notification: index, device: deviceID, status: 422,
-                                      reason: type.usesVoIPToken ? "noVoipToken" : "noDeviceToken"))
+                                      reason: missing ?? (type.usesVoIPToken ? "noVoipToken" : "noDeviceToken")))
                 continue
             }
             targets.append((token, deviceID))
@@ -77,6 +92,56 @@ struct PushSender {
                                   apnsId: outcome.apnsID, reason: outcome.reason, timestamp: outcome.timestamp))
         }
         return results
+    }
+
+    /// A Live Activity push now, to raw tokens, to devices (each one's push-to-start token for a
+    /// start, its activity's token for an update or end), or as a broadcast on a channel; its
+    /// `aps.timestamp` is this moment. Shared by `POST /v1/push` and hooks.
+    func sendLiveActivity(_ unchecked: LiveActivity, app: App, to target: LiveActivityTarget, options: LiveActivitySendOptions,
+                          index: Int) async -> [Result] {
+        func refusal(_ error: HeraldError, status: Int = 422) -> [Result] {
+            [Result(notification: index, channel: target.channel, status: status, reason: error.reason)]
+        }
+        guard [target.tokens as Any?, target.devices, target.channel].compactMap({ $0 }).count == 1 else {
+            return refusal(.invalid("missingTokens", "give tokens, devices or channel (one of them)"))
+        }
+        let timestamp = Int(Date().timeIntervalSince1970)
+        guard let channelName = target.channel else {
+            let liveActivity: LiveActivity
+            do throws(HeraldError) {
+                liveActivity = try unchecked.validated(for: .device)
+                if let push = app.push, !push.usesTokenAuth {
+                    throw .invalid("liveActivityNeedsTokenAuth", "APNs takes Live Activity pushes with token auth only")
+                }
+            } catch {
+                return refusal(error)
+            }
+            let unsupported = HeraldError.invalid("liveActivityNotForPlatform", "Live Activities run on iOS")
+            return await send(app: app, type: .liveactivity, tokens: target.tokens ?? [], devices: target.devices ?? [],
+                              index: index, sharedID: options.id != nil, channel: .failure(unsupported),
+                              liveActivity: liveActivity) { token throws(HeraldError) in
+                try APNsPush(token: token, type: .liveactivity, bundleID: app.id, priority: options.priority,
+                             expiration: options.expiration, id: options.id, collapseID: options.collapseID,
+                             aps: liveActivity.aps(timestamp: timestamp), custom: options.data)
+            }
+        }
+        let push: APNsPush
+        do {
+            let audience = try await services.existingChannel(app: app.id, name: channelName)
+            let liveActivity = try unchecked.validated(for: .channel)
+            try liveActivity.checkReachable(on: audience, push: app.push)
+            guard let channel = audience.broadcastChannel else { return refusal(.notFound("channelNotFound", "no channel")) }
+            push = try APNsPush(channelID: channel.apnsChannelID, bundleID: app.id, priority: options.priority,
+                                expiration: options.expiration, id: options.id, collapseID: options.collapseID,
+                                aps: liveActivity.aps(timestamp: timestamp), custom: options.data)
+        } catch let error as HeraldError {
+            return refusal(error, status: error.kind == .notFound ? 404 : 422)
+        } catch {
+            return refusal(.invalid("storeUnavailable", "the store did not answer"), status: 503)
+        }
+        let outcome = await gateway.send([push], app: app)[0]
+        return [Result(notification: index, channel: channelName, status: outcome.status, apnsId: outcome.apnsID,
+                       reason: outcome.reason, timestamp: outcome.timestamp)]
     }
 
     /// Android devices through FCM, web devices through Web Push: the message is built and checked
@@ -132,6 +197,22 @@ struct PushSender {
         }
         return results
     }
+}
+
+/// Where a Live Activity push goes now: exactly one of raw tokens, devices or a channel's name.
+struct LiveActivityTarget {
+    var tokens: [String]?
+    var devices: [String]?
+    var channel: String?
+}
+
+/// The headers a push's sender may choose, and the custom keys beside `aps`.
+struct LiveActivitySendOptions {
+    var id: String?
+    var collapseID: String?
+    var priority: Int?
+    var expiration: Int?
+    var data: [String: JSONValue] = [:]
 }
 
 extension PushSender.Result {
