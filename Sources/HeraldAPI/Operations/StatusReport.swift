@@ -59,9 +59,17 @@ struct StatusReports: Sendable {
             var inbox: Int
             var backlog: Int
         }
+        struct ChannelLine: Encodable {
+            var name: String
+            var apnsChannelId: String
+            var messageStoragePolicy: Int
+            /// The next scheduled broadcasts: "event at instant", soonest first.
+            var nextBroadcasts: [String]
+        }
         var app: String
         var pushesLastHour: [String: Int]
         var devices: [DeviceLine]
+        var channels: [ChannelLine]
     }
 
     /// One device: what waits for it and what reached it.
@@ -77,11 +85,22 @@ struct StatusReports: Sendable {
             var notificationId: String
             var firedAt: String
         }
+        struct ActivityLine: Encodable {
+            var activity: String
+            var attributesType: String?
+            /// The token's first characters, enough to tell tokens apart.
+            var token: String
+            /// The activity's next scheduled events: "event at instant", soonest first.
+            var nextEvents: [String]
+        }
         var app: String
         var device: String
         var platform: String
         var state: String
         var timeZone: String
+        /// ActivityAttributes types a Live Activity can be started for.
+        var pushToStartTypes: [String]
+        var activities: [ActivityLine]
         var pending: [PendingLine]
         var deliveries: [DeliveryResource]
         var inbox: [InboxLine]
@@ -113,13 +132,20 @@ struct StatusReports: Sendable {
 
     func app(_ appID: String) async throws -> AppReport {
         let devices = try await store.deviceStatuses(appID: appID, limit: Self.deviceLimit)
+        var channels: [AppReport.ChannelLine] = []
+        for channel in try await store.channels(appID: appID).prefix(Self.deviceLimit) {
+            let scheduled = try await store.notifications(appID: appID, deviceID: BroadcastChannel.audienceID(name: channel.name))
+            channels.append(.init(name: channel.name, apnsChannelId: channel.apnsChannelID,
+                                  messageStoragePolicy: channel.messageStoragePolicy,
+                                  nextBroadcasts: Self.nextEvents(scheduled.prefix(Self.upcomingOccurrences))))
+        }
         return AppReport(app: appID, pushesLastHour: Self.named(gateway.activity.totals(app: appID)),
                          devices: devices.map {
                              AppReport.DeviceLine(device: $0.device.id, platform: $0.device.platform.rawValue,
                                                   state: $0.device.state.rawValue,
                                                   timeZone: $0.device.timeZone, pending: $0.pendingNotifications,
                                                   inbox: $0.inbox, backlog: $0.eventBacklog)
-                         })
+                         }, channels: channels)
     }
 
     func device(app appID: String, device deviceID: String) async throws -> DeviceReport {
@@ -128,9 +154,18 @@ struct StatusReports: Sendable {
             throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
         }
         let zone = try DeviceRules.timeZone(device.timeZone)
-        let pending = try await store.notifications(appID: appID, deviceID: deviceID).map { notification in
+        let scheduled = try await store.notifications(appID: appID, deviceID: deviceID)
+        let activities = device.activities.keys.sorted().map { id in
+            DeviceReport.ActivityLine(activity: id, attributesType: device.activities[id]?.attributesType,
+                                      token: DeviceRules.redacted(token: device.activities[id]?.token ?? ""),
+                                      nextEvents: Self.nextEvents(scheduled.filter { $0.content.liveActivity?.activity == id }
+                                          .prefix(Self.upcomingOccurrences)))
+        }
+        let pending = scheduled.map { notification in
             DeviceReport.PendingLine(
-                id: notification.id, title: notification.content.alert.title, body: notification.content.alert.body,
+                id: notification.id,
+                title: notification.content.alert?.title ?? notification.content.liveActivity.map { "Live Activity \($0.event.rawValue)" },
+                body: notification.content.alert?.body ?? notification.content.liveActivity.map { $0.activity ?? $0.attributesType ?? "" } ?? "",
                 nextOccurrences: notification.recurrence(deviceTimeZone: zone)
                     .occurrences(startingAt: notification.nextIndex, limit: Self.upcomingOccurrences)
                     .map { RFC3339.string(from: $0.date) })
@@ -140,11 +175,19 @@ struct StatusReports: Sendable {
         let backlog = try await store.eventBacklog(appID: appID, deviceID: deviceID,
                                                    catalog: try EventCatalog(customKinds: app.customKinds))
         return DeviceReport(app: appID, device: deviceID, platform: device.platform.rawValue, state: device.state.rawValue,
-                            timeZone: device.timeZone,
+                            timeZone: device.timeZone, pushToStartTypes: device.pushToStartTokens.keys.sorted(),
+                            activities: activities,
                             pending: pending, deliveries: deliveries.map(DeliveryResource.init),
                             inbox: inbox.map { .init(seq: $0.sequence, notificationId: $0.notificationID,
                                                      firedAt: RFC3339.string(from: $0.firedAt)) },
                             backlog: backlog.map(CoalescedResource.init))
+    }
+
+    /// "update at 2027-03-28T01:00:00Z" for each notification, soonest first.
+    private static func nextEvents(_ notifications: some Sequence<LocalNotification>) -> [String] {
+        notifications.sorted { $0.nextFireDate < $1.nextFireDate }.map { notification in
+            "\(notification.content.liveActivity?.event.rawValue ?? "alert") at \(RFC3339.string(from: notification.nextFireDate))"
+        }
     }
 
     private static func named(_ counts: [PushOutcome.Result: Int]) -> [String: Int] {

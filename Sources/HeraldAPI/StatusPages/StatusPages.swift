@@ -36,10 +36,17 @@ enum StatusPages {
         }
         let limit = report.devices.count >= StatusReports.deviceLimit
             ? "<p class=\"muted\">The first \(StatusReports.deviceLimit) devices, by id.</p>" : ""
+        let channels = report.channels.map { channel in
+            "<tr data-channel=\"\(Layout.html(channel.name))\"><td>\(Layout.html(channel.name))</td><td><code>\(Layout.html(channel.apnsChannelId))</code></td>"
+                + "<td>\(channel.messageStoragePolicy)</td><td>\(channel.nextBroadcasts.map(Layout.html).joined(separator: "<br>"))</td></tr>"
+        }
         return Layout.heading(report.app, trail: [("Apps", "/ui")], now: now)
             + "<p>Pushes in the last hour: \(outcomes(report.pushesLastHour))</p>"
             + Layout.table(id: "devices", columns: ["Device", "Platform", "State", "Time zone", "Pending", "Inbox", "Coalesced backlog"],
                            rows: rows, empty: "No devices yet.") + limit
+            + "<h2>Broadcast channels</h2>"
+            + Layout.table(id: "channels", columns: ["Channel", "APNs channel id", "Storage policy", "Next broadcasts"],
+                           rows: channels, empty: "No channels.")
     }
 
     /// `/ui/apps/{app}/devices/{device}`: what waits for the device and what reached it.
@@ -64,8 +71,17 @@ enum StatusPages {
             "<tr data-kind=\"\(Layout.html(item.kind))\"><td>\(Layout.html(item.kind))</td><td>\(Layout.html(item.key ?? ""))</td>"
                 + "<td>\(Layout.html(item.value.map(describe) ?? ""))</td><td>\(item.count)</td></tr>"
         }
+        let activities = report.activities.map { line in
+            "<tr data-activity=\"\(Layout.html(line.activity))\"><td>\(Layout.html(line.activity))</td><td>\(Layout.html(line.attributesType ?? ""))</td>"
+                + "<td><code>\(Layout.html(line.token))</code></td><td>\(line.nextEvents.map(Layout.html).joined(separator: "<br>"))</td></tr>"
+        }
+        let startable = report.pushToStartTypes.isEmpty ? ""
+            : "<p>Live Activities can be started for: \(report.pushToStartTypes.map(Layout.html).joined(separator: ", "))</p>"
         return Layout.heading(report.device, trail: [("Apps", "/ui"), (report.app, "/ui/apps/\(Layout.segment(report.app))")], now: now)
             + "<p>Platform <b>\(Layout.html(report.platform))</b> · state <b>\(Layout.html(report.state))</b> · time zone <b>\(Layout.html(report.timeZone))</b></p>"
+            + "<h2>Live Activities</h2>" + startable
+            + Layout.table(id: "activities", columns: ["Activity", "Attributes type", "Token", "Next events"], rows: activities,
+                           empty: "No running activities.")
             + "<h2>Pending notifications</h2>"
             + Layout.table(id: "pending", columns: ["Id", "Content", "Next occurrences"], rows: pending, empty: "Nothing scheduled.")
             + "<h2>Recent deliveries</h2>"
