@@ -5,9 +5,9 @@ struct CancelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Cancel one notification, or all of a device's.")
 
     @OptionGroup var options: ClientOptions
-    @OptionGroup var target: DeviceOptions
+    @OptionGroup var target: AudienceOptions
     @Argument(help: "Notification id.") var id: String?
-    @Flag(help: "Cancel every pending notification of the device.") var all = false
+    @Flag(help: "Cancel every pending notification of the device (or channel).") var all = false
 
     func validate() throws {
         guard (id == nil) != !all else { throw ValidationError("give a notification id or --all, not both") }

@@ -5,7 +5,7 @@ struct DeliveriesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "deliveries", abstract: "List recorded deliveries, newest first.")
 
     @OptionGroup var options: ClientOptions
-    @OptionGroup var target: DeviceOptions
+    @OptionGroup var target: AudienceOptions
     @Option(help: "How many (1–1000).") var limit = 20
 
     func run() async throws {

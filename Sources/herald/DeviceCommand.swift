@@ -21,6 +21,25 @@ struct DeviceCommand: AsyncParsableCommand {
         @Option(help: "Locale, e.g. fr_FR.") var locale: String?
         @Option(name: .customLong("background-mode"), help: "remote-notification, voip or fetch; repeat for several.")
         var backgroundModes: [String] = []
+        @Option(name: .customLong("push-to-start"),
+                help: "TYPE=HEX: the push-to-start token of an ActivityAttributes type; repeat for several.")
+        var pushToStart: [String] = []
+
+        func validate() throws {
+            _ = try pushToStartTokens()
+        }
+
+        /// `--push-to-start` as the body's `pushToStartTokens` object, keyed by attributes type.
+        func pushToStartTokens() throws -> [String: String] {
+            var tokens: [String: String] = [:]
+            for pair in pushToStart {
+                guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex, pair.index(after: equals) != pair.endIndex else {
+                    throw ValidationError("--push-to-start takes TYPE=HEX, e.g. MatchAttributes=80f2…, not '\(pair)'")
+                }
+                tokens[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            }
+            return tokens
+        }
 
         func run() async throws {
             var body: [String: Any] = ["timeZone": timeZone]
@@ -37,6 +56,7 @@ struct DeviceCommand: AsyncParsableCommand {
             if let voipToken { body["voipToken"] = voipToken }
             if let locale { body["locale"] = locale }
             if !backgroundModes.isEmpty { body["backgroundModes"] = backgroundModes }
+            if !pushToStart.isEmpty { body["pushToStartTokens"] = try pushToStartTokens() }
             let reply = try await options.client.send("PUT", "/v1/apps/\(app)/devices/\(device)", json: body)
             if options.json { return reply.printJSON() }
             print("device \(device) \(reply.status == 201 ? "created" : "updated") (time zone \(timeZone))")
@@ -63,6 +83,10 @@ struct DeviceCommand: AsyncParsableCommand {
             table.add(cell(object["id"]), cell(object["platform"]), cell(object["timeZone"]), cell(object["state"]), cell(address),
                       cell(object["locale"]))
             print(table.render())
+            // Live Activity addresses: `herald activity list` shows the running activities' tokens.
+            if let tokens = object["pushToStartTokens"] as? [String: Any], !tokens.isEmpty {
+                print("push-to-start: \(tokens.keys.sorted().map { "\($0)=\(cell(tokens[$0]))" }.joined(separator: ", "))")
+            }
         }
     }
 

@@ -8,7 +8,7 @@ struct Herald: AsyncParsableCommand {
         abstract: "A notification scheduling server: local notifications per device, fired on time.",
         subcommands: [
             ServeCommand.self,
-            AppCommand.self, DeviceCommand.self,
+            AppCommand.self, DeviceCommand.self, ActivityCommand.self, ChannelCommand.self,
             ScheduleCommand.self, ListCommand.self, ShowCommand.self, CancelCommand.self,
             PresentCommand.self, DeliveriesCommand.self,
             PushCommand.self, StateCommand.self, EventCommand.self, WakeCommand.self, HookCommand.self,

@@ -31,10 +31,17 @@ struct DeviceOptions: ParsableArguments {
     var device: String?
 
     func path() throws -> String {
-        let environment = ProcessInfo.processInfo.environment
-        guard let app = app ?? environment["HERALD_APP"] else { throw ValidationError("--app is required") }
-        guard let device = device ?? environment["HERALD_DEVICE"] else { throw ValidationError("--device is required") }
+        let app = try appID()
+        guard let device = device ?? ProcessInfo.processInfo.environment["HERALD_DEVICE"] else {
+            throw ValidationError("--device is required")
+        }
         return "/v1/apps/\(app)/devices/\(device)"
+    }
+
+    /// The app alone, for paths that name no device (a broadcast channel's).
+    func appID() throws -> String {
+        guard let app = app ?? ProcessInfo.processInfo.environment["HERALD_APP"] else { throw ValidationError("--app is required") }
+        return app
     }
 }
 

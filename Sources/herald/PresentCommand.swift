@@ -8,6 +8,10 @@ struct PresentCommand: AsyncParsableCommand {
     @OptionGroup var target: DeviceOptions
     @OptionGroup var content: ContentOptions
 
+    func validate() throws {
+        _ = try content.fields()
+    }
+
     func run() async throws {
         let reply = try await options.client.send("POST", "\(try target.path())/present", json: try content.fields())
         if options.json { return reply.printJSON() }

@@ -4,21 +4,27 @@ import HeraldCore
 import HeraldPush
 import Yams
 
-/// `herald push`: send an alert, background or VoIP push, through the server or directly.
+/// `herald push`: send an alert, background or VoIP push, through the server or directly; or a
+/// Live Activity push through the server, to tokens, devices or a broadcast channel.
 struct PushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "push", abstract: "Send a push to tokens or devices.",
+        commandName: "push", abstract: "Send a push to tokens, devices or a broadcast channel.",
         discussion: """
             Through the server by default (the app's push settings are used). With --direct, sends \
             straight to APNs using a push settings file (YAML or JSON: environment, caFile, auth), \
             like a one-shot sender; --device is not available then.
+
+            With --live-activity, the push is a Live Activity push (through the server only): \
+            --title, --subtitle and --body become the activity's optional alert, and it goes to \
+            --token, --device or --channel (a broadcast: update or end, naming no --activity).
             """)
 
     @OptionGroup var options: ClientOptions
     @Option(help: "App bundle id.") var app: String
     @Option(help: "Device token (hex); repeat for several.") var token: [String] = []
     @Option(help: "Device id registered on the server; repeat for several.") var device: [String] = []
-    @Option(help: "alert, background, voip, or another APNs push type.") var type = "alert"
+    @Option(help: "Broadcast channel name (with --live-activity update|end).") var channel: String?
+    @Option(help: "alert (default), background, voip, or another APNs push type.") var type: String?
     @Option(help: "Alert title.") var title: String?
     @Option(help: "Alert subtitle.") var subtitle: String?
     @Option(help: "Alert body.") var body: String?
@@ -32,9 +38,26 @@ struct PushCommand: AsyncParsableCommand {
     @Option(help: "Custom keys beside aps, as a JSON object.") var data: String?
     @Flag(help: "Send directly to APNs instead of through the server.") var direct = false
     @Option(help: "With --direct: the push settings file.") var pushConfig: String?
+    @OptionGroup var liveActivity: LiveActivityOptions
 
     func validate() throws {
-        guard !(token.isEmpty && device.isEmpty) else { throw ValidationError("give --token or --device") }
+        let targets = [!token.isEmpty, !device.isEmpty, channel != nil].filter { $0 }.count
+        guard targets > 0 else { throw ValidationError("give --token, --device or --channel") }
+        if channel != nil, liveActivity.event == nil {
+            throw ValidationError("--channel broadcasts a Live Activity push: add --live-activity update|end")
+        }
+        if liveActivity.event != nil {
+            // The server takes one kind of target per Live Activity push, and no aps of its own.
+            guard targets == 1 else { throw ValidationError("a --live-activity push goes to --token, --device or --channel: one of them") }
+            guard aps == nil, badge == nil, sound == nil else {
+                throw ValidationError("--aps, --badge and --sound go with an alert push, not --live-activity")
+            }
+            guard type == nil || type == "liveactivity" else {
+                throw ValidationError("--live-activity pushes are of type liveactivity, not \(type!)")
+            }
+            guard !direct else { throw ValidationError("--direct sends aps pushes; send --live-activity through the server") }
+            _ = try liveActivity.object(alert: alertDictionary())
+        }
         if direct {
             guard pushConfig != nil else { throw ValidationError("--direct needs --push-config FILE") }
             guard device.isEmpty else { throw ValidationError("--direct sends to --token only") }
@@ -42,13 +65,21 @@ struct PushCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let apsObject = try apsDictionary()
+        let activityObject = try liveActivity.object(alert: alertDictionary())
+        let apsObject = try activityObject == nil ? apsDictionary() : [:]
         let dataObject = try data.map { try Self.jsonObject($0, flag: "--data") }
         if direct {
             try await sendDirect(aps: apsObject, data: dataObject)
             return
         }
-        var entry: [String: Any] = ["app": app, "type": type, "aps": apsObject]
+        var entry: [String: Any] = ["app": app]
+        if let activityObject {
+            entry["liveActivity"] = activityObject
+        } else {
+            entry["type"] = type ?? "alert"
+            entry["aps"] = apsObject
+        }
+        if let channel { entry["channel"] = channel }
         if !token.isEmpty { entry["tokens"] = token }
         if !device.isEmpty { entry["devices"] = device }
         if let priority { entry["priority"] = priority }
@@ -59,7 +90,9 @@ struct PushCommand: AsyncParsableCommand {
         let reply = try await options.client.send("POST", "/v1/push", json: ["notifications": [entry]])
         if options.json { return reply.printJSON() }
         let rows = reply.object["results"] as? [[String: Any]] ?? []
-        print(Self.table(rows.map { ($0["token"] as? String ?? cell($0["device"]), cell($0["status"]), cell($0["apnsId"]), cell($0["reason"])) }))
+        print(Self.table(rows.map {
+            ($0["token"] as? String ?? $0["device"] as? String ?? cell($0["channel"]), cell($0["status"]), cell($0["apnsId"]), cell($0["reason"]))
+        }))
         if rows.contains(where: { ($0["status"] as? Int) != 200 }) { throw ExitCode(1) }
     }
 
@@ -67,7 +100,7 @@ struct PushCommand: AsyncParsableCommand {
         let text = try String(contentsOfFile: pushConfig!, encoding: .utf8)
         let settings = try YAMLDecoder().decode(PushSettings.self, from: text)
         try settings.validate()
-        guard let type = APNsPushType(rawValue: type) else { throw ValidationError("unknown push type \(self.type)") }
+        guard let type = APNsPushType(rawValue: type ?? "alert") else { throw ValidationError("unknown push type \(self.type!)") }
         let apsValue = try JSONDecoder().decode(APS.self, from: JSONSerialization.data(withJSONObject: aps))
         let custom = try data.map { try JSONDecoder().decode([String: JSONValue].self, from: JSONSerialization.data(withJSONObject: $0)) } ?? [:]
         let pushes = try token.map { token in
@@ -96,15 +129,21 @@ struct PushCommand: AsyncParsableCommand {
     private func apsDictionary() throws -> [String: Any] {
         if let aps { return try Self.jsonObject(aps, flag: "--aps") }
         if type == "background" { return ["content-available": 1] }
-        var alert: [String: Any] = [:]
-        if let title { alert["title"] = title }
-        if let subtitle { alert["subtitle"] = subtitle }
-        if let body { alert["body"] = body }
+        let alert = alertDictionary()
         var dictionary: [String: Any] = [:]
         if !alert.isEmpty { dictionary["alert"] = alert }
         if let badge { dictionary["badge"] = badge }
         if let sound { dictionary["sound"] = sound }
         return dictionary
+    }
+
+    /// The alert flags: the aps alert, or a Live Activity's own alert.
+    private func alertDictionary() -> [String: Any] {
+        var alert: [String: Any] = [:]
+        if let title { alert["title"] = title }
+        if let subtitle { alert["subtitle"] = subtitle }
+        if let body { alert["body"] = body }
+        return alert
     }
 
     static func jsonObject(_ text: String, flag: String) throws -> [String: Any] {

@@ -4,10 +4,19 @@ struct Table {
     var rows: [[String]] = []
 
     init(_ headers: String...) {
+        self.init(headers: headers)
+    }
+
+    /// For tables whose columns depend on the options (e.g. `--refresh`).
+    init(headers: [String]) {
         self.headers = headers
     }
 
     mutating func add(_ cells: String...) {
+        add(cells)
+    }
+
+    mutating func add(_ cells: [String]) {
         rows.append(cells)
     }
 
