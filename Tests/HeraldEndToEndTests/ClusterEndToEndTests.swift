@@ -433,4 +433,29 @@ struct ClusterEndToEndTests {
             #expect(shares.count > 1, "the nodes shared the work: \(shares)")
         }
     }
+    @Test("3 nodes on PostgreSQL: 400 scheduled channel broadcasts and Live Activity updates each go out once",
+          .timeLimit(.minutes(5)))
+    func broadcastsOnceAcrossNodes() async throws {
+        try await withCluster { cluster in
+            for name in ["node-a", "node-b", "node-c"] { try await cluster.startNode(name) }
+            let bases = ["node-a", "node-b", "node-c"].map { cluster.node($0).baseURL }
+            let burst = LiveActivityBurst(devices: 4, channels: 4)
+            let channelIDs = try await burst.setUp(bases: bases, sandboxURL: cluster.sandboxURL)
+            let start = Date().addingTimeInterval(8)
+            let items = burst.items(count: 400, start: start, spread: 2)
+            try await burst.schedule(items, bases: bases)
+            try #require(Date() < start, "scheduling took longer than the lead")
+            let expected = Set(items.map(\.expectedKey))
+            let received = try await eventually(timeout: .seconds(70), interval: .seconds(1)) { () -> [String: Int]? in
+                let received = try await burst.received(sandboxAdmin: cluster.sandboxAdmin, channelIDs: channelIDs)
+                return Set(received.keys).isSuperset(of: expected) ? received : nil
+            }
+            let got = try #require(received, "not every broadcast and update reached the sandbox within a minute")
+            // A moment more, so that a second copy on its way would be counted too.
+            try await Task.sleep(for: .seconds(2))
+            let settled = try await burst.received(sandboxAdmin: cluster.sandboxAdmin, channelIDs: channelIDs)
+            #expect(settled.filter { $0.value > 1 }.isEmpty, "\(settled.filter { $0.value > 1 }.count) went out more than once")
+            #expect(Set(got.keys) == expected, "pushes arrived that were never scheduled")
+        }
+    }
 }

@@ -99,10 +99,10 @@ final class SandboxedHerald: @unchecked Sendable {
     }
 
     /// Starts the server from `yaml` (written into the scratch directory).
-    static func start(yaml: String, in scratch: Scratch) async throws -> SandboxedHerald {
+    static func start(yaml: String, environment: [String: String] = [:], in scratch: Scratch) async throws -> SandboxedHerald {
         let file = scratch.file("herald-\(UUID().uuidString).yaml")
         try yaml.write(to: file, atomically: true, encoding: .utf8)
-        let server = try await ServerProcess.start(arguments: ["--config", file.path], in: scratch)
+        let server = try await ServerProcess.start(arguments: ["--config", file.path], environment: environment, in: scratch)
         guard let admin = sandboxAdminURL(in: server.child.stdout) else {
             await server.stop()
             throw EndToEndFailure("no sandbox line in the server's output:\n\(server.child.stdout)")
@@ -173,8 +173,9 @@ final class SandboxedHerald: @unchecked Sendable {
 }
 
 /// Starts a sandboxed server, runs `body`, and always stops it.
-func withSandboxedHerald<Value>(yaml: String, in scratch: Scratch, _ body: (SandboxedHerald) async throws -> Value) async throws -> Value {
-    let herald = try await SandboxedHerald.start(yaml: yaml, in: scratch)
+func withSandboxedHerald<Value>(yaml: String, environment: [String: String] = [:], in scratch: Scratch,
+                               _ body: (SandboxedHerald) async throws -> Value) async throws -> Value {
+    let herald = try await SandboxedHerald.start(yaml: yaml, environment: environment, in: scratch)
     do {
         let value = try await body(herald)
         await herald.stop()
