@@ -49,6 +49,26 @@ components:
       required: true
       schema: {$ref: "#/components/schemas/Identifier"}
       example: fuzz-hook
+    activity:
+      name: activity
+      in: path
+      required: true
+      description: A running Live Activity's id, as the app names it.
+      schema: {$ref: "#/components/schemas/Identifier"}
+      example: fuzz-activity
+    channel:
+      name: name
+      in: path
+      required: true
+      description: A broadcast channel's name, as the app names it.
+      schema: {$ref: "#/components/schemas/Identifier"}
+      example: fuzz-channel
+    refresh:
+      name: refresh
+      in: query
+      required: false
+      description: "true: also ask APNs's channel management API what it holds; any other value: only what Herald stored"
+      schema: {type: string}
   responses:
     StatusPage:
       description: the page, or with fragment=main only the content the page's script swaps in every 2 s
@@ -135,6 +155,41 @@ components:
           schema:
             allOf: [{$ref: "#/components/schemas/Error"}]
             properties: {error: {properties: {reason: {enum: [appNotFound, deviceNotFound, notificationNotFound]}}}}
+    ActivityNotFound:
+      description: the app, the device or the activity does not exist
+      content:
+        application/json:
+          schema:
+            allOf: [{$ref: "#/components/schemas/Error"}]
+            properties: {error: {properties: {reason: {enum: [appNotFound, deviceNotFound, activityNotFound]}}}}
+    ChannelNotFound:
+      description: the app or the channel does not exist
+      content:
+        application/json:
+          schema:
+            allOf: [{$ref: "#/components/schemas/Error"}]
+            properties: {error: {properties: {reason: {enum: [appNotFound, channelNotFound]}}}}
+    ChannelNotificationNotFound:
+      description: the app, the channel or the notification does not exist
+      content:
+        application/json:
+          schema:
+            allOf: [{$ref: "#/components/schemas/Error"}]
+            properties: {error: {properties: {reason: {enum: [appNotFound, channelNotFound, notificationNotFound]}}}}
+    ChannelsUnavailable:
+      description: "pushNotConfigured: the app has no push settings; liveActivityNeedsTokenAuth: its APNs auth is a certificate (APNs manages channels for token auth only)"
+      content:
+        application/json:
+          schema:
+            allOf: [{$ref: "#/components/schemas/Error"}]
+            properties: {error: {properties: {reason: {enum: [pushNotConfigured, liveActivityNeedsTokenAuth]}}}}
+    APNsChannelsFailed:
+      description: "apnsRefused: APNs's channel management API refused the call (its status and reason in the message); apnsUnreachable: it did not answer"
+      content:
+        application/json:
+          schema:
+            allOf: [{$ref: "#/components/schemas/Error"}]
+            properties: {error: {properties: {reason: {enum: [apnsRefused, apnsUnreachable]}}}}
     HookNotFound:
       description: the hook does not exist
       content:
@@ -251,6 +306,7 @@ components:
         passwords are answered as "********"; sending that mask back keeps the stored secret.
       properties:
         environment: {type: string, description: "production, sandbox, or https://host:port (admin)"}
+        channelsEnvironment: {type: [string, "null"], description: "where broadcast channels are managed (APNs's channel management API): production, sandbox, or https://host:port (admin); absent or null: as environment"}
         caFile: {type: [string, "null"], description: admin only}
         auth:
           type: object
@@ -281,9 +337,10 @@ components:
       type: object
       required: [timeZone]
       description: >
-        The address must fit the platform (422 addressNotForPlatform otherwise): token and
-        voipToken for ios, fcmToken for android, webPush for web. Changing the platform re-routes
-        pending notifications.
+        The address must fit the platform (422 addressNotForPlatform otherwise): token, voipToken
+        and pushToStartTokens for ios, fcmToken for android, webPush for web. Changing the
+        platform re-routes pending notifications. The Live Activities registered under
+        .../activities are kept.
       properties:
         timeZone: {type: string, description: "IANA zone", example: Europe/Paris}
         platform: {enum: [ios, android, web, null], description: "default ios"}
@@ -295,6 +352,11 @@ components:
           oneOf: [{type: "null"}, {$ref: "#/components/schemas/WebPushSubscription"}]
         locale: {type: [string, "null"], example: en_US}
         backgroundModes: {type: [array, "null"], items: {enum: [remote-notification, voip, fetch]}}
+        pushToStartTokens:
+          type: [object, "null"]
+          description: "ios, iOS 17.2+: a push-to-start token per ActivityAttributes type name (identifier characters, else 422 invalidAttributesType), each 16-200 hex digits, even count"
+          propertyNames: {$ref: "#/components/schemas/Identifier"}
+          additionalProperties: {type: string, pattern: "^([0-9A-Fa-f]{2}){8,100}$"}
     WebPushSubscription:
       type: object
       required: [endpoint, keys]
@@ -309,7 +371,7 @@ components:
             auth: {type: string, description: base64url of 16 bytes}
     Device:
       type: object
-      required: [app, id, timeZone, platform, token, voipToken, fcmToken, webPush, locale, state, backgroundModes]
+      required: [app, id, timeZone, platform, token, voipToken, fcmToken, webPush, locale, state, backgroundModes, pushToStartTokens, activities]
       properties:
         app: {type: string}
         id: {type: string}
@@ -323,6 +385,23 @@ components:
         locale: {type: [string, "null"]}
         state: {$ref: "#/components/schemas/LifecycleState"}
         backgroundModes: {type: array, items: {type: string}}
+        pushToStartTokens: {type: object, additionalProperties: {type: string}, description: the push-to-start token per ActivityAttributes type}
+        activities: {type: array, items: {$ref: "#/components/schemas/Activity"}, description: "the running Live Activities' update tokens, by activity id"}
+    ActivityInput:
+      type: object
+      required: [token]
+      properties:
+        token: {type: string, pattern: "^([0-9A-Fa-f]{2}){8,100}$", description: "the activity's update token (pushTokenUpdates): 16-200 hex digits, even count"}
+        attributesType:
+          description: "its ActivityAttributes type name; absent or null: none"
+          oneOf: [{type: "null"}, {$ref: "#/components/schemas/Identifier"}]
+    Activity:
+      type: object
+      required: [activity, token]
+      properties:
+        activity: {type: string}
+        token: {type: string, description: lowercase hex}
+        attributesType: {type: string}
     LifecycleState: {enum: [notRunning, inactive, active, background, suspended]}
     Repeat:
       type: object
@@ -336,21 +415,89 @@ components:
       properties: {title: {type: [string, "null"]}, subtitle: {type: [string, "null"]}, body: {type: [string, "null"]}}
     NotificationInput:
       type: object
-      required: [fireDate, alert]
+      required: [fireDate]
+      description: >
+        Exactly one of alert and liveActivity: neither is 422 missingAlert; liveActivity beside
+        alert, sound, badge, category or threadId is 422 alertOrLiveActivity.
+      oneOf:
+        - required: [alert]
+          properties: {alert: {type: object}, liveActivity: {type: "null"}}
+        - required: [liveActivity]
+          properties:
+            liveActivity: {type: object}
+            alert: {type: "null"}
+            sound: {type: "null"}
+            badge: {type: "null"}
+            category: {type: "null"}
+            threadId: {type: "null"}
       properties:
         id: {oneOf: [{type: "null"}, {$ref: "#/components/schemas/Identifier"}], description: "absent or null: a new UUID"}
         fireDate: {type: string, description: "RFC 3339 instant without timeZone, or YYYY-MM-DDTHH:MM[:SS] with timeZone", example: "2035-06-01T09:00:00Z"}
         timeZone: {type: [string, "null"], description: "IANA id, or floating"}
         repeat: {oneOf: [{type: "null"}, {$ref: "#/components/schemas/Repeat"}]}
         alert:
-          type: object
+          type: [object, "null"]
           required: [body]
           properties: {title: {type: [string, "null"]}, subtitle: {type: [string, "null"]}, body: {type: string, minLength: 1}}
+        liveActivity:
+          description: "instead of alert: a Live Activity push when it fires (ios devices only)"
+          oneOf: [{type: "null"}, {$ref: "#/components/schemas/LiveActivity"}]
         sound: {type: [string, "null"], minLength: 1}
         badge: {type: [integer, "null"], minimum: 0, maximum: 99999}
         category: {type: [string, "null"]}
         threadId: {type: [string, "null"]}
         userInfo: {type: [object, "null"]}
+    BroadcastInput:
+      type: object
+      required: [fireDate, liveActivity]
+      description: >
+        A scheduled broadcast on a channel: liveActivity with event update or end and no activity
+        (422 missingLiveActivity without it, invalidLiveActivity otherwise); a broadcast carries no
+        alert, sound, badge, category or threadId (422 alertOrLiveActivity).
+      properties:
+        id: {oneOf: [{type: "null"}, {$ref: "#/components/schemas/Identifier"}], description: "absent or null: a new UUID"}
+        fireDate: {type: string, description: "RFC 3339 instant without timeZone, or YYYY-MM-DDTHH:MM[:SS] with timeZone", example: "2035-06-01T09:00:00Z"}
+        timeZone: {type: [string, "null"], description: "IANA id, or floating"}
+        repeat: {oneOf: [{type: "null"}, {$ref: "#/components/schemas/Repeat"}]}
+        liveActivity:
+          allOf: [{$ref: "#/components/schemas/LiveActivity"}]
+          properties: {event: {enum: [update, end]}, activity: {type: "null"}}
+        alert: {type: "null"}
+        sound: {type: "null"}
+        badge: {type: "null"}
+        category: {type: "null"}
+        threadId: {type: "null"}
+        userInfo: {type: [object, "null"]}
+    LiveActivity:
+      type: object
+      required: [event]
+      description: >
+        An ActivityKit push (apns-push-type liveactivity), sent with token auth only. start (iOS
+        17.2+) goes to the device's push-to-start token for attributesType and needs
+        attributesType, attributes and contentState and no activity (422 missingAttributes,
+        missingContentState, activityNotForStart); update and end go to the token the device
+        registered for activity (422 missingActivity; unknownActivity when it is not registered),
+        update with contentState (422 missingContentState). A broadcast on a channel is an update
+        or end and names no activity. attributes, attributesType, inputPushChannel and
+        inputPushToken belong to a start (422 invalidLiveActivity).
+      properties:
+        event: {enum: [start, update, end]}
+        activity:
+          description: "update and end: the registered activity it is for"
+          oneOf: [{type: "null"}, {$ref: "#/components/schemas/Identifier"}]
+        attributesType: {type: [string, "null"], minLength: 1, description: "start: the ActivityAttributes type to create"}
+        attributes: {type: [object, "null"], description: "start: the static attributes"}
+        contentState: {type: [object, "null"], description: "the activity's ContentState; required for start and update"}
+        alert:
+          type: [object, "null"]
+          required: [body]
+          description: shown with the change on the Lock Screen and in the Dynamic Island
+          properties: {title: {type: [string, "null"]}, subtitle: {type: [string, "null"]}, body: {type: string, minLength: 1}}
+        staleDate: {type: [string, "null"], format: date-time, description: "RFC 3339 instant the content is out of date (422 invalidDate otherwise)"}
+        dismissalDate: {type: [string, "null"], format: date-time, description: "RFC 3339 instant an ended activity leaves the Lock Screen (422 invalidDate otherwise)"}
+        relevanceScore: {type: [number, "null"], description: "which of the app's activities the Dynamic Island shows first (higher wins)"}
+        inputPushChannel: {type: [string, "null"], description: "start, iOS 18: the apnsChannelId of the channel the activity listens on"}
+        inputPushToken: {type: [boolean, "null"], description: "start, iOS 18: true asks the started activity for an update token"}
     PresentInput:
       type: object
       required: [alert]
@@ -367,7 +514,8 @@ components:
         userInfo: {type: [object, "null"]}
     Notification:
       type: object
-      required: [id, app, device, fireDate, timeZone, repeat, alert, nextFireDate, nextOccurrence]
+      required: [id, app, device, fireDate, timeZone, repeat, nextFireDate, nextOccurrence]
+      description: "alert or liveActivity, as scheduled; a channel's broadcast has device channel:<name>"
       properties:
         id: {type: string}
         app: {type: string}
@@ -379,6 +527,7 @@ components:
             - {type: "null"}
             - {$ref: "#/components/schemas/Repeat"}
         alert: {$ref: "#/components/schemas/Alert"}
+        liveActivity: {$ref: "#/components/schemas/LiveActivity"}
         sound: {type: string}
         badge: {type: integer}
         category: {type: string}
@@ -428,7 +577,8 @@ components:
         count: {type: integer}
     InboxItem:
       type: object
-      required: [occurrenceId, notificationId, scheduledFor, firedAt, late, missed, alert]
+      required: [occurrenceId, notificationId, scheduledFor, firedAt, late, missed]
+      description: "alert, or liveActivity: a Live Activity change the device could not be pushed, for the app to apply itself"
       properties:
         occurrenceId: {type: string}
         notificationId: {type: string}
@@ -437,6 +587,7 @@ components:
         late: {type: boolean}
         missed: {type: integer}
         alert: {$ref: "#/components/schemas/Alert"}
+        liveActivity: {$ref: "#/components/schemas/LiveActivity"}
         sound: {type: string}
         badge: {type: integer}
         category: {type: string}
@@ -454,12 +605,20 @@ components:
         inbox: {type: array, items: {$ref: "#/components/schemas/InboxItem"}}
     PushEntry:
       type: object
-      required: [app, aps]
-      description: one of tokens and devices
+      required: [app]
+      description: >
+        aps, to one of tokens and devices; or liveActivity (type absent or liveactivity, no aps) to
+        one of tokens, devices and channel. A device gets a start on its push-to-start token for
+        the attributes type and an update or end on the activity's token; a channel gets an update
+        or end broadcast to every activity subscribed to it. Refusals are result rows: 422
+        alertOrLiveActivity, missingTokens, missingLiveActivity (channel without liveActivity),
+        liveActivityNeedsTokenAuth, liveActivityNotForPlatform, unknownActivity and the
+        LiveActivity reasons; 404 channelNotFound.
       properties:
         app: {type: string}
         tokens: {type: array, items: {type: string}}
         devices: {type: array, items: {type: string}}
+        channel: {type: string, description: "a broadcast channel's name (with liveActivity)"}
         type: {enum: [alert, background, voip, complication, fileprovider, liveactivity, location, pushtotalk, widgets, controls, mdm]}
         topic: {type: string}
         priority: {type: integer}
@@ -467,6 +626,7 @@ components:
         collapseId: {type: string, maxLength: 64}
         id: {type: string, format: uuid}
         aps: {type: object}
+        liveActivity: {$ref: "#/components/schemas/LiveActivity"}
         data: {type: object}
     PushResult:
       type: object
@@ -482,10 +642,26 @@ components:
         notification: {type: integer, description: the entry's index in the batch}
         token: {type: string}
         device: {type: string}
+        channel: {type: string, description: a broadcast's channel}
         status: {type: integer}
         apnsId: {type: string}
         reason: {type: string}
         timestamp: {type: integer}
+    ChannelInput:
+      type: object
+      required: [name]
+      properties:
+        name: {$ref: "#/components/schemas/Identifier"}
+        messageStoragePolicy: {enum: [0, 1, null], description: "0 (default): APNs stores no broadcast for offline devices; 1: it keeps the most recent"}
+    Channel:
+      type: object
+      required: [name, apnsChannelId, messageStoragePolicy]
+      properties:
+        name: {type: string}
+        apnsChannelId: {type: string, description: "the id APNs assigned (base64); apps subscribe to it, and a start's inputPushChannel names it"}
+        messageStoragePolicy: {enum: [0, 1]}
+        onApns: {type: boolean, description: "with refresh=true: APNs still knows the channel"}
+        apnsMessageStoragePolicy: {type: integer, description: "with refresh=true, for one channel APNs knows: the policy it holds"}
     HookInput:
       type: object
       required: [app, secrets, template]
@@ -634,7 +810,7 @@ paths:
             application/json:
               schema:
                 allOf: [{$ref: "#/components/schemas/Error"}]
-                properties: {error: {properties: {reason: {enum: [invalidId, invalidField, missingField, invalidTimeZone, invalidToken, invalidLocale, invalidBackgroundMode, invalidPlatform, addressNotForPlatform, invalidFcmToken, invalidWebPushEndpoint, webPushHostNotAllowed, invalidWebPushKeys]}}}}
+                properties: {error: {properties: {reason: {enum: [invalidId, invalidField, missingField, invalidTimeZone, invalidToken, invalidLocale, invalidBackgroundMode, invalidPlatform, addressNotForPlatform, invalidFcmToken, invalidWebPushEndpoint, webPushHostNotAllowed, invalidWebPushKeys, invalidAttributesType]}}}}
         "429": {$ref: "#/components/responses/RateLimited"}
     get:
       summary: Read a device
@@ -654,13 +830,72 @@ paths:
         "403": {$ref: "#/components/responses/Forbidden"}
         "404": {$ref: "#/components/responses/DeviceNotFound"}
         "429": {$ref: "#/components/responses/RateLimited"}
+  /v1/apps/{app}/devices/{device}/activities:
+    parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}]
+    get:
+      summary: The device's running Live Activities with their update tokens, by activity id
+      responses:
+        "200":
+          description: the activities
+          content:
+            application/json:
+              schema: {type: object, required: [activities], properties: {activities: {type: array, items: {$ref: "#/components/schemas/Activity"}}}}
+        "400": {$ref: "#/components/responses/BadPath"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/DeviceNotFound"}
+        "429": {$ref: "#/components/responses/RateLimited"}
+  /v1/apps/{app}/devices/{device}/activities/{activity}:
+    parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}, {$ref: "#/components/parameters/activity"}]
+    put:
+      summary: Register or replace a running Live Activity's update token, as the app reports it from pushTokenUpdates (ios devices)
+      requestBody:
+        required: true
+        content: {application/json: {schema: {$ref: "#/components/schemas/ActivityInput"}}}
+      responses:
+        "200": {description: replaced, content: {application/json: {schema: {$ref: "#/components/schemas/Activity"}}}}
+        "201": {description: registered, content: {application/json: {schema: {$ref: "#/components/schemas/Activity"}}}}
+        "400": {$ref: "#/components/responses/BadBody"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/DeviceNotFound"}
+        "413": {$ref: "#/components/responses/BodyTooLarge"}
+        "422":
+          description: "refused; liveActivityNotForPlatform: the device is not ios"
+          content:
+            application/json:
+              schema:
+                allOf: [{$ref: "#/components/schemas/Error"}]
+                properties: {error: {properties: {reason: {enum: [invalidId, invalidField, missingField, liveActivityNotForPlatform, invalidToken, invalidAttributesType]}}}}
+        "429": {$ref: "#/components/responses/RateLimited"}
+    get:
+      summary: One running Live Activity's update token
+      responses:
+        "200": {description: the activity, content: {application/json: {schema: {$ref: "#/components/schemas/Activity"}}}}
+        "400": {$ref: "#/components/responses/BadPath"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/ActivityNotFound"}
+        "429": {$ref: "#/components/responses/RateLimited"}
+    delete:
+      summary: Forget a Live Activity's update token (the activity ended)
+      responses:
+        "204": {description: forgotten}
+        "400": {$ref: "#/components/responses/BadPath"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/ActivityNotFound"}
+        "429": {$ref: "#/components/responses/RateLimited"}
   /v1/apps/{app}/devices/{device}/notifications:
     parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}]
     post:
-      summary: Schedule a notification (the same id replaces it)
+      summary: Schedule a notification or a Live Activity push (the same id replaces it)
       description: >
         409 notificationLimitReached when the device already has 128 pending and the app's
-        overflow is reject; 422 payloadTooLarge when its alert push would exceed 4096 bytes.
+        overflow is reject; 422 payloadTooLarge when its push would exceed 4096 bytes. A
+        liveActivity is for ios devices (422 liveActivityNotForPlatform), an app whose APNs auth
+        is a token (422 liveActivityNeedsTokenAuth), and for an update or end an activity the
+        device registered (422 unknownActivity).
       requestBody:
         required: true
         content: {application/json: {schema: {$ref: "#/components/schemas/NotificationInput"}}}
@@ -690,7 +925,7 @@ paths:
             application/json:
               schema:
                 allOf: [{$ref: "#/components/schemas/Error"}]
-                properties: {error: {properties: {reason: {enum: [invalidField, missingField, invalidId, invalidTimeZone, invalidFireDate, offsetWithTimeZone, timeZoneRequired, fireDateInPast, invalidRepeat, missingAlert, invalidBadge, invalidSound, invalidData, invalidPayload, payloadTooLarge]}}}}
+                properties: {error: {properties: {reason: {enum: [invalidField, missingField, invalidId, invalidTimeZone, invalidFireDate, offsetWithTimeZone, timeZoneRequired, fireDateInPast, invalidRepeat, missingAlert, invalidBadge, invalidSound, invalidData, invalidPayload, payloadTooLarge, alertOrLiveActivity, invalidLiveActivity, missingAttributes, missingContentState, missingActivity, activityNotForStart, invalidDate, unknownActivity, liveActivityNeedsTokenAuth, liveActivityNotForPlatform]}}}}
         "429": {$ref: "#/components/responses/RateLimited"}
     get:
       summary: Pending notifications sorted by next fire date
@@ -753,6 +988,7 @@ paths:
     parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}]
     post:
       summary: Deliver a notification now, without scheduling it
+      description: "An alert only: a liveActivity is refused (422 invalidLiveActivity, or the reason it is invalid for); send one now with POST /v1/push."
       requestBody:
         required: true
         content: {application/json: {schema: {$ref: "#/components/schemas/PresentInput"}}}
@@ -773,7 +1009,7 @@ paths:
             application/json:
               schema:
                 allOf: [{$ref: "#/components/schemas/Error"}]
-                properties: {error: {properties: {reason: {enum: [invalidField, missingField, invalidId, missingAlert, invalidBadge, invalidSound, invalidData, invalidPayload, payloadTooLarge]}}}}
+                properties: {error: {properties: {reason: {enum: [invalidField, missingField, invalidId, missingAlert, invalidBadge, invalidSound, invalidData, invalidPayload, payloadTooLarge, alertOrLiveActivity, invalidLiveActivity, missingAttributes, missingContentState, missingActivity, activityNotForStart, invalidDate, liveActivityNotForPlatform]}}}}
         "429": {$ref: "#/components/responses/RateLimited"}
   /v1/apps/{app}/devices/{device}/deliveries:
     parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/device"}]
@@ -957,12 +1193,209 @@ paths:
         "404": {$ref: "#/components/responses/DeviceNotFound"}
         "429": {$ref: "#/components/responses/RateLimited"}
         "503": {$ref: "#/components/responses/ShuttingDown"}
+  /v1/apps/{app}/channels:
+    parameters: [{$ref: "#/components/parameters/app"}]
+    post:
+      summary: Create an iOS 18 broadcast channel on APNs, kept by the app's name for it
+      description: >
+        The app needs APNs settings with token auth (422 pushNotConfigured,
+        liveActivityNeedsTokenAuth); channels are created on APNs's channel management API for
+        push.channelsEnvironment (default: push.environment). APNs allows 10000 channels per app
+        and environment (422 tooManyChannels).
+      requestBody:
+        required: true
+        content: {application/json: {schema: {$ref: "#/components/schemas/ChannelInput"}}}
+      responses:
+        "201": {description: created, content: {application/json: {schema: {$ref: "#/components/schemas/Channel"}}}}
+        "400": {$ref: "#/components/responses/BadBody"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/AppNotFound"}
+        "409":
+          description: "channelExists: the app already has a channel of that name"
+          content:
+            application/json:
+              schema:
+                allOf: [{$ref: "#/components/schemas/Error"}]
+                properties: {error: {properties: {reason: {enum: [channelExists]}}}}
+        "413": {$ref: "#/components/responses/BodyTooLarge"}
+        "422":
+          description: refused
+          content:
+            application/json:
+              schema:
+                allOf: [{$ref: "#/components/schemas/Error"}]
+                properties: {error: {properties: {reason: {enum: [invalidField, missingField, invalidId, invalidMessageStoragePolicy, pushNotConfigured, liveActivityNeedsTokenAuth, tooManyChannels]}}}}
+        "429": {$ref: "#/components/responses/RateLimited"}
+        "502": {$ref: "#/components/responses/APNsChannelsFailed"}
+    get:
+      summary: The app's broadcast channels; with refresh=true each says whether APNs still knows it
+      parameters: [{$ref: "#/components/parameters/refresh"}]
+      responses:
+        "200":
+          description: the channels (with refresh=true, each with onApns)
+          content:
+            application/json:
+              schema: {type: object, required: [channels], properties: {channels: {type: array, items: {$ref: "#/components/schemas/Channel"}}}}
+        "400": {$ref: "#/components/responses/BadPath"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/AppNotFound"}
+        "422": {$ref: "#/components/responses/ChannelsUnavailable"}
+        "429": {$ref: "#/components/responses/RateLimited"}
+        "502": {$ref: "#/components/responses/APNsChannelsFailed"}
+  /v1/apps/{app}/channels/{name}:
+    parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/channel"}]
+    get:
+      summary: One broadcast channel; with refresh=true, what APNs holds of it
+      parameters: [{$ref: "#/components/parameters/refresh"}]
+      responses:
+        "200": {description: "the channel (with refresh=true, onApns and, when APNs knows it, apnsMessageStoragePolicy)", content: {application/json: {schema: {$ref: "#/components/schemas/Channel"}}}}
+        "400": {$ref: "#/components/responses/BadPath"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/ChannelNotFound"}
+        "422": {$ref: "#/components/responses/ChannelsUnavailable"}
+        "429": {$ref: "#/components/responses/RateLimited"}
+        "502": {$ref: "#/components/responses/APNsChannelsFailed"}
+    delete:
+      summary: Delete a broadcast channel on APNs (one APNs no longer knows counts as deleted), then here with its scheduled broadcasts
+      responses:
+        "204": {description: deleted}
+        "400": {$ref: "#/components/responses/BadPath"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/ChannelNotFound"}
+        "422": {$ref: "#/components/responses/ChannelsUnavailable"}
+        "429": {$ref: "#/components/responses/RateLimited"}
+        "502": {$ref: "#/components/responses/APNsChannelsFailed"}
+  /v1/apps/{app}/channels/{name}/notifications:
+    parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/channel"}]
+    post:
+      summary: Schedule a broadcast on the channel, a Live Activity update or end (the same id replaces it)
+      description: >
+        As a device's notifications: 409 notificationLimitReached when the channel already has
+        128 pending and the app's overflow is reject; 422 payloadTooLarge when the push would
+        exceed 4096 bytes. Each occurrence goes to APNs as one broadcast on the channel.
+      requestBody:
+        required: true
+        content: {application/json: {schema: {$ref: "#/components/schemas/BroadcastInput"}}}
+      responses:
+        "200": {description: "not stored: keepSoonest evicted it at once", content: {application/json: {schema: {$ref: "#/components/schemas/Scheduled"}}}}
+        "201":
+          description: stored
+          content:
+            application/json:
+              schema:
+                allOf: [{$ref: "#/components/schemas/Notification"}, {$ref: "#/components/schemas/Scheduled"}]
+        "400": {$ref: "#/components/responses/BadBody"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/ChannelNotFound"}
+        "409":
+          description: the channel's 128 pending broadcasts are reached
+          content:
+            application/json:
+              schema:
+                allOf: [{$ref: "#/components/schemas/Error"}]
+                properties: {error: {properties: {reason: {enum: [notificationLimitReached]}}}}
+        "413": {$ref: "#/components/responses/BodyTooLarge"}
+        "422":
+          description: refused
+          content:
+            application/json:
+              schema:
+                allOf: [{$ref: "#/components/schemas/Error"}]
+                properties: {error: {properties: {reason: {enum: [invalidField, missingField, invalidId, invalidTimeZone, invalidFireDate, offsetWithTimeZone, timeZoneRequired, fireDateInPast, invalidRepeat, missingLiveActivity, alertOrLiveActivity, invalidLiveActivity, missingContentState, invalidDate, invalidData, invalidPayload, payloadTooLarge, liveActivityNeedsTokenAuth]}}}}
+        "429": {$ref: "#/components/responses/RateLimited"}
+    get:
+      summary: The channel's pending broadcasts sorted by next fire date
+      responses:
+        "200":
+          description: the pending broadcasts
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [notifications]
+                properties: {notifications: {type: array, items: {$ref: "#/components/schemas/Notification"}}}
+        "400": {$ref: "#/components/responses/BadPath"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/ChannelNotFound"}
+        "429": {$ref: "#/components/responses/RateLimited"}
+    delete:
+      summary: Cancel all of the channel's broadcasts
+      responses:
+        "200":
+          description: how many were cancelled
+          content:
+            application/json:
+              schema: {type: object, required: [cancelled], properties: {cancelled: {type: integer}}}
+        "400": {$ref: "#/components/responses/BadPath"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/ChannelNotFound"}
+        "429": {$ref: "#/components/responses/RateLimited"}
+  /v1/apps/{app}/channels/{name}/notifications/{id}:
+    parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/channel"}, {$ref: "#/components/parameters/notification"}]
+    get:
+      summary: One broadcast, with a preview of its next occurrences
+      parameters:
+        - {name: occurrences, in: query, description: how many next fire dates to list, schema: {type: integer, minimum: 0, maximum: 100}}
+      responses:
+        "200": {description: the broadcast, content: {application/json: {schema: {$ref: "#/components/schemas/Notification"}}}}
+        "400":
+          description: "invalidOccurrences: occurrences is not an integer from 0 to 100; invalidPath"
+          content:
+            application/json:
+              schema:
+                allOf: [{$ref: "#/components/schemas/Error"}]
+                properties: {error: {properties: {reason: {enum: [invalidOccurrences, invalidPath]}}}}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/ChannelNotificationNotFound"}
+        "429": {$ref: "#/components/responses/RateLimited"}
+    delete:
+      summary: Cancel one broadcast
+      responses:
+        "204": {description: cancelled}
+        "400": {$ref: "#/components/responses/BadPath"}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/ChannelNotificationNotFound"}
+        "429": {$ref: "#/components/responses/RateLimited"}
+  /v1/apps/{app}/channels/{name}/deliveries:
+    parameters: [{$ref: "#/components/parameters/app"}, {$ref: "#/components/parameters/channel"}]
+    get:
+      summary: The channel's broadcast deliveries, newest first
+      parameters:
+        - {name: limit, in: query, description: "at most this many (default 50)", schema: {type: integer, minimum: 1, maximum: 1000}}
+      responses:
+        "200":
+          description: the deliveries
+          content:
+            application/json:
+              schema: {type: object, required: [deliveries], properties: {deliveries: {type: array, items: {$ref: "#/components/schemas/Delivery"}}}}
+        "400":
+          description: "invalidLimit: limit is not an integer from 1 to 1000; invalidPath"
+          content:
+            application/json:
+              schema:
+                allOf: [{$ref: "#/components/schemas/Error"}]
+                properties: {error: {properties: {reason: {enum: [invalidLimit, invalidPath]}}}}
+        "401": {$ref: "#/components/responses/Unauthorized"}
+        "403": {$ref: "#/components/responses/Forbidden"}
+        "404": {$ref: "#/components/responses/ChannelNotFound"}
+        "429": {$ref: "#/components/responses/RateLimited"}
   /v1/push:
     post:
-      summary: Send pushes, with a result per token
+      summary: Send pushes, with a result per token, device or channel
       description: >
         Each entry is judged on its own: a bad entry gets error rows in results (still 200) and
-        the good ones go out. App keys may name only their own app (403 rows otherwise).
+        the good ones go out. App keys may name only their own app (403 rows otherwise). An entry
+        with liveActivity is a Live Activity push sent now (aps.timestamp is the moment it is
+        sent): to tokens, devices, or as a broadcast to a channel (one row, with channel).
       requestBody:
         required: true
         content:
@@ -978,7 +1411,7 @@ paths:
                   items: {anyOf: [{$ref: "#/components/schemas/PushEntry"}, {}]}
       responses:
         "200":
-          description: one result row per token or device
+          description: one result row per token or device, or one for a channel
           content:
             application/json:
               schema: {type: object, required: [results], properties: {results: {type: array, items: {$ref: "#/components/schemas/PushResult"}}}}
