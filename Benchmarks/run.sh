@@ -32,6 +32,7 @@ if [[ $SMOKE == 1 ]]; then
   COALESCE_SIZES=(--events 20000 --event-devices 100 --store-events 2000 --rounds 1)
   PUSH_SIZES=(--pushes 2000 --streams 100 --push-connections 1,4)
   CHANNEL_SIZES=(--channel-messages 1000 --streams 100 --push-connections 1)
+  ACTIVITY_SIZES=(--activity-pushes 200 --activity-rate 200)
   COALESCE_HTTP_SIZES=(--event-devices 100 --events 4000 --wakes 50 --http-seconds 1)
   HTTP_SECONDS=1
   HTTP_DEVICES=200
@@ -45,6 +46,7 @@ else
   COALESCE_SIZES=(--events 1000000 --event-devices 10000 --store-events 200000 --rounds 3)
   PUSH_SIZES=(--pushes 1000000 --streams 100 --push-connections 1,4)
   CHANNEL_SIZES=(--channel-messages 100000 --streams 100 --push-connections 1,4)
+  ACTIVITY_SIZES=(--activity-pushes 5000 --activity-rate 1000)
   COALESCE_HTTP_SIZES=(--event-devices 10000 --events 1000000 --wakes 2000 --http-seconds 10)
   HTTP_SECONDS=10
   HTTP_DEVICES=4000
@@ -136,6 +138,10 @@ else
 fi
 say "running herald-bench channels ${CHANNEL_SIZES[*]}"
 "$BIN/herald-bench" channels "${CHANNEL_SIZES[@]}" "${HERALD_ARG[@]}" "${FLOOR_ARG[@]}" --certs "$ROOT/Certs" --scratch "$WORK" \
+  | { grep '^ROW' || true; } >>"$ROWS"
+
+say "running herald-bench live-activities ${ACTIVITY_SIZES[*]}"
+"$BIN/herald-bench" live-activities "${ACTIVITY_SIZES[@]}" --herald "$BIN/herald" --certs "$ROOT/Certs" --scratch "$WORK" \
   | { grep '^ROW' || true; } >>"$ROWS"
 
 # ---- HTTP schedule benchmark ---------------------------------------------------------------

@@ -32,6 +32,10 @@ struct Options: Sendable {
     /// Channel benchmark: FCM and Web Push messages per run, and the bare OpenSSL loop to compare
     /// Web Push encryption with.
     var channelMessages = 100_000
+    /// `live-activities`: scheduled Live Activity updates, and as many alerts beside them, spread
+    /// at `activityRate` per second (both kinds together).
+    var activityPushes = 5_000
+    var activityRate = 1_000
     var webPushFloor: String?
     /// The servers the push benchmark sends to, in order: `sandbox`, `nghttpd`, or both.
     var pushTargets = ["sandbox", "nghttpd"]
@@ -65,6 +69,8 @@ struct Options: Sendable {
                herald-bench channels [--channel-messages N] [--streams N] [--push-connections 1,4] [--webpush-floor PATH]
                                  [--push-targets sandbox,nghttpd]
                                  [--herald BIN] [--certs DIR] [--scratch DIR]
+               herald-bench live-activities --herald BIN [--activity-pushes N] [--activity-rate N] [--certs DIR]
+                                            [--scratch DIR]
                herald-bench slow-peer [--certs DIR] [--scratch DIR]
                herald-bench cluster --herald BIN [--cluster-nodes 1,2,3] [--rate N] [--seconds N] [--burst N]
                                     [--scratch DIR]
@@ -108,6 +114,8 @@ struct Options: Sendable {
             case "--streams": streams = try Self.positive(value, flag)
             case "--channel-messages": channelMessages = try Self.positive(value, flag)
             case "--webpush-floor": webPushFloor = value
+            case "--activity-pushes": activityPushes = try Self.positive(value, flag)
+            case "--activity-rate": activityRate = try Self.positive(value, flag)
             case "--push-connections":
                 pushConnections = try value.split(separator: ",").map { try Self.positive(String($0), flag) }
             case "--push-targets":

@@ -30,6 +30,8 @@ do {
         for row in try await DeliveryLoadBenchmark.run(options) { row.emit() }
     case "push":
         for row in try await PushBenchmark.run(options) { row.emit() }
+    case "live-activities":
+        for row in try await LiveActivityBenchmark.run(options) { row.emit() }
     case "channels":
         for row in try await ChannelBenchmark.run(options) { row.emit() }
     case "push-probe":

@@ -56,11 +56,12 @@ extension JSONObject {
     /// `payload.aps` of a sandbox inbox entry.
     var aps: JSONObject? { object("payload")?.object("aps") }
 
-    /// A sandbox inbox entry's `receivedAt` (RFC 3339 with milliseconds).
+    /// A sandbox inbox entry's `receivedAt`: RFC 3339 with milliseconds, or without them on a
+    /// whole second.
     var receivedAt: Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return string("receivedAt").flatMap(formatter.date(from:))
+        return string("receivedAt").flatMap { formatter.date(from: $0) ?? ISO8601DateFormatter().date(from: $0) }
     }
 }
 
