@@ -151,22 +151,10 @@ private final class Cluster: @unchecked Sendable {
     /// Schedules one-shots, 16 requests at a time, spread over the running nodes (or `on` these).
     func schedule(_ items: [(device: String, id: String, at: Date)], on names: [String]? = nil) async throws {
         let bases = (names ?? nodes.keys.sorted()).map { node($0).baseURL }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            func add() {
-                guard next < items.count else { return }
-                let item = items[next]
-                let base = bases[next % bases.count]
-                next += 1
-                group.addTask {
-                    let reply = try await http("POST", "\(base)/v1/apps/\(Self.app)/devices/\(item.device)/notifications",
-                                               json: ["id": item.id, "fireDate": rfc3339Milliseconds(item.at),
-                                                      "alert": ["body": item.id]])
-                    try #require(reply.status == 201, "\(String(decoding: reply.body, as: UTF8.self))")
-                }
-            }
-            for _ in 0..<16 { add() }
-            while try await group.next() != nil { add() }
+        try await forEach(items, concurrently: 16) { index, item in
+            let reply = try await http("POST", "\(bases[index % bases.count])/v1/apps/\(Self.app)/devices/\(item.device)/notifications",
+                                       json: ["id": item.id, "fireDate": rfc3339Milliseconds(item.at), "alert": ["body": item.id]])
+            try #require(reply.status == 201, "\(String(decoding: reply.body, as: UTF8.self))")
         }
     }
 

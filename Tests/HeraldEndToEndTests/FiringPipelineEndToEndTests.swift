@@ -16,6 +16,22 @@ private func utcMilliseconds(_ date: Date) -> String {
     return formatter.string(from: date)
 }
 
+/// `herald sandbox` in its own process on free ports, answering its admin API: its port and
+/// admin URL. The caller kills it.
+private func startSandbox(in scratch: Scratch) async throws -> (child: ChildProcess, port: Int, admin: String) {
+    let sandboxPort = try unusedLoopbackPort()
+    let adminPort = try unusedLoopbackPort()
+    let sandbox = try ChildProcess(
+        arguments: ["sandbox", "--listen", "127.0.0.1:\(sandboxPort)", "--admin", "127.0.0.1:\(adminPort)",
+                    "--certs", WebhookE2E.certificates, "--log-level", "error"],
+        environment: [:], outputPrefix: scratch.file("sandbox"))
+    let admin = "http://127.0.0.1:\(adminPort)"
+    _ = await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { () -> Bool? in
+        (try? await keyedHTTP("GET", admin + "/faults"))?.status == 200 ? true : nil
+    }
+    return (sandbox, sandboxPort, admin)
+}
+
 /// A server with no keys on loopback, for these tests: an app with `devices` devices.
 private struct Pipeline {
     static let app = "com.example.alarm"
@@ -41,21 +57,10 @@ private struct Pipeline {
 
     /// Schedules one-shots, eight requests at a time; each is (device, id, instant).
     func schedule(_ items: [(device: String, id: String, at: Date)]) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            func add() {
-                guard next < items.count else { return }
-                let item = items[next]
-                next += 1
-                group.addTask {
-                    let reply = try await http("POST", path(item.device) + "/notifications",
-                                               json: ["id": item.id, "fireDate": utcMilliseconds(item.at),
-                                                      "alert": ["body": item.id]])
-                    try #require(reply.status == 201, "\(String(decoding: reply.body, as: UTF8.self))")
-                }
-            }
-            for _ in 0..<8 { add() }
-            while try await group.next() != nil { add() }
+        try await forEach(items, concurrently: 8) { _, item in
+            let reply = try await http("POST", path(item.device) + "/notifications",
+                                       json: ["id": item.id, "fireDate": utcMilliseconds(item.at), "alert": ["body": item.id]])
+            try #require(reply.status == 201, "\(String(decoding: reply.body, as: UTF8.self))")
         }
     }
 
@@ -209,19 +214,8 @@ struct FiringPipelineEndToEndTests {
     func sigtermThenRestartResendsNothing() async throws {
         for round in 1...10 {
             try await withScratch { scratch in
-                let sandboxPort = try unusedLoopbackPort()
-                let adminPort = try unusedLoopbackPort()
-                let sandbox = try ChildProcess(
-                    arguments: ["sandbox", "--listen", "127.0.0.1:\(sandboxPort)", "--admin", "127.0.0.1:\(adminPort)",
-                                "--certs", WebhookE2E.certificates, "--log-level", "error"],
-                    environment: [:], outputPrefix: scratch.file("sandbox"))
-                defer {
-                    sandbox.signal(SIGKILL)
-                }
-                let admin = "http://127.0.0.1:\(adminPort)"
-                _ = await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { () -> Bool? in
-                    (try? await keyedHTTP("GET", admin + "/faults"))?.status == 200 ? true : nil
-                }
+                let (sandbox, sandboxPort, admin) = try await startSandbox(in: scratch)
+                defer { sandbox.signal(SIGKILL) }
                 let slow = try await keyedHTTP("PUT", admin + "/faults", json: ["latencyMilliseconds": 150])
                 try #require(slow.status == 200, "\(slow.text)")
                 let arguments = ["--listen", "127.0.0.1:0", "--data-dir", scratch.dataDirectory]
@@ -269,17 +263,8 @@ struct FiringPipelineEndToEndTests {
         let burst = LiveActivityBurst(devices: 8, channels: 8)
         for round in 1...10 {
             try await withScratch { scratch in
-                let sandboxPort = try unusedLoopbackPort()
-                let adminPort = try unusedLoopbackPort()
-                let sandbox = try ChildProcess(
-                    arguments: ["sandbox", "--listen", "127.0.0.1:\(sandboxPort)", "--admin", "127.0.0.1:\(adminPort)",
-                                "--certs", WebhookE2E.certificates, "--log-level", "error"],
-                    environment: [:], outputPrefix: scratch.file("sandbox"))
+                let (sandbox, sandboxPort, admin) = try await startSandbox(in: scratch)
                 defer { sandbox.signal(SIGKILL) }
-                let admin = "http://127.0.0.1:\(adminPort)"
-                _ = await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { () -> Bool? in
-                    (try? await keyedHTTP("GET", admin + "/faults"))?.status == 200 ? true : nil
-                }
                 let arguments = ["--listen", "127.0.0.1:0", "--data-dir", scratch.dataDirectory]
                 var channelIDs: [String: String] = [:]
                 var items: [LiveActivityBurst.Item] = []

@@ -137,6 +137,8 @@ struct LiveActivitiesEndToEndTests {
                 #expect(updates[0].aps?.object("content-state")?.int("home") == 1)
                 #expect(updates[0].aps?.int("stale-date") == 1_806_199_200, "stale-date in integer seconds")
                 #expect(updates[2].aps?.int("dismissal-date") == 1_806_202_800)
+                let metrics = try await keyedHTTP("GET", herald.baseURL + "/metrics", key: WebhookE2E.adminKey)
+                #expect(metrics.text.contains(#"type="liveactivity""#), "herald_pushes_total counts Live Activity pushes")
                 // The sandbox's timeline of the activity's token: update, update, end.
                 let timeline = try await keyedHTTP("GET", herald.sandboxAdmin + "/activities/\(LiveActivityE2E.activityToken)")
                 #expect(timeline.json.objects("events").map { $0.string("event") ?? "" } == ["update", "update", "end"])
@@ -210,10 +212,17 @@ struct LiveActivitiesEndToEndTests {
                 let reply = try await herald.scheduleLiveActivity(["event": "end", "activity": "ride-9"], id: "arrived",
                                                                   fireDate: utc(wholeSecond(after: 2)))
                 try #require(reply.status == 201, "\(reply.text)")
+                // The device's status shows the activity and its next event.
+                let status = try await herald.api("GET", "/v1/status/apps/\(WebhookE2E.app)/devices/phone")
+                let activity = status.json.objects("activities").first { $0.string("activity") == "ride-9" }
+                #expect(activity?.strings("nextEvents").first?.hasPrefix("end at ") == true, "\(status.text)")
+                #expect(status.json.strings("pushToStartTypes") == [LiveActivityE2E.attributesType])
                 let forget = try await herald.api("DELETE", "/v1/apps/\(WebhookE2E.app)/devices/phone/activities/ride-9")
                 #expect(forget.status == 204)
                 let recorded = await eventually(timeout: .seconds(10)) { () -> JSONObject? in
-                    try? await herald.deliveries("phone").first { $0.string("notificationId") == "arrived" }
+                    try? await herald.deliveries("phone").first {
+                        $0.string("notificationId") == "arrived" && $0.string("outcome") != "pending"
+                    }
                 }
                 let delivery = try #require(recorded, "the occurrence fired and was recorded")
                 #expect(delivery.string("outcome") == "activityGone")
@@ -287,8 +296,18 @@ struct LiveActivitiesEndToEndTests {
                 #expect(try await herald.broadcasts(channelID).count == 1, "sent once")
                 #expect(broadcasts[0].int("timestamp") == Int(instant.timeIntervalSince1970))
                 #expect(broadcasts[0].string("event") == "update")
-                let deliveries = try await herald.api("GET", "/v1/apps/\(WebhookE2E.app)/channels/match-42/deliveries")
-                #expect(deliveries.json.objects("deliveries").first?.string("outcome") == "sent", "\(deliveries.text)")
+                let outcome = await eventually { () -> String? in
+                    let deliveries = try? await herald.api("GET", "/v1/apps/\(WebhookE2E.app)/channels/match-42/deliveries")
+                    return deliveries?.json.objects("deliveries").first?.string("outcome").flatMap { $0 == "pending" ? nil : $0 }
+                }
+                #expect(outcome == "sent", "the broadcast's delivery is recorded as sent")
+                // The app's status lists the channel with its next broadcast; metrics count broadcasts.
+                let status = try await herald.api("GET", "/v1/status/apps/\(WebhookE2E.app)")
+                let line = status.json.objects("channels").first { $0.string("name") == "match-42" }
+                #expect(line?.strings("nextBroadcasts").first?.hasPrefix("end at ") == true, "\(status.text)")
+                #expect(status.json.objects("devices").allSatisfy { $0.string("device")?.hasPrefix("channel:") == false })
+                let metrics = try await keyedHTTP("GET", herald.baseURL + "/metrics", key: WebhookE2E.adminKey)
+                #expect(metrics.text.contains(#"type="broadcast""#), "herald_pushes_total counts broadcasts")
 
                 let deleted = try await herald.api("DELETE", "/v1/apps/\(WebhookE2E.app)/channels/match-42")
                 #expect(deleted.status == 204, "\(deleted.text)")
@@ -374,6 +393,71 @@ struct LiveActivitiesEndToEndTests {
                 #expect(listed.stdout.contains("match-42"), "\(listed)")
                 let activities = try await run(["activity", "list", app, "iphone-1"])
                 #expect(activities.stdout.contains("match-42"), "\(activities)")
+            }
+        }
+    }
+    @Test("A signed hook updates a device's Live Activity and broadcasts on a channel from the event's fields")
+    func hookDrivesLiveActivities() async throws {
+        try await withScratch { scratch in
+            try await withSandboxedHerald(yaml: SandboxedHerald.configuration(in: scratch), in: scratch) { herald in
+                try await herald.registerLiveActivityDevice("phone")
+                try await herald.registerActivity("match-42", on: "phone")
+                let created = try await herald.api("POST", "/v1/apps/\(WebhookE2E.app)/channels", json: ["name": "match-42"])
+                let channelID = try #require(created.json.string("apnsChannelId"), "\(created.text)")
+                let client = ["--server", herald.baseURL]
+                let admin = ["HERALD_API_KEY": WebhookE2E.adminKey]
+                let templates: [(String, [String: Any])] = [
+                    ("scores", ["devices": "/user", "title": "Goal", "body": "{/scorer} scores",
+                                "liveActivity": ["event": "update", "activity": "match-{/match}", "contentState": "/score"]]),
+                    ("broadcasts", ["channel": "match-{/match}", "liveActivity": ["event": "update", "contentState": "/score"]]),
+                ]
+                for (name, template) in templates {
+                    let file = scratch.file("\(name).json")
+                    try JSONSerialization.data(withJSONObject: ["app": WebhookE2E.app, "secrets": [WebhookE2E.hookSecret],
+                                                                "template": template]).write(to: file)
+                    let defined = try await runHerald(["hook", "put", name, "--file", file.path] + client, environment: admin, in: scratch)
+                    try #require(defined.succeeded, "\(defined)")
+                }
+                let event = scratch.file("goal.json")
+                try Data(#"{"user": "phone", "match": "42", "scorer": "Lacazette", "score": {"home": 1, "away": 0}}"#.utf8).write(to: event)
+                for name in ["scores", "broadcasts"] {
+                    let sent = try await runHerald(["hook", "send", name, "--secret", WebhookE2E.hookSecret, "--body", event.path,
+                                                    "--json"] + client, in: scratch)
+                    #expect(sent.succeeded, "\(sent)")
+                    #expect(try sent.jsonObject().objects("results").first?.int("status") == 200, "\(name): \(sent)")
+                }
+                let updates = try await herald.liveActivityPushes(LiveActivityE2E.activityToken)
+                try #require(updates.count == 1, "\(updates.count) updates")
+                #expect(updates[0].aps?.object("content-state")?.int("home") == 1)
+                #expect(updates[0].aps?.object("alert")?.string("body") == "Lacazette scores")
+                let broadcasts = try await herald.broadcasts(channelID)
+                #expect(broadcasts.count == 1)
+                #expect(broadcasts.first?.object("contentState")?.int("home") == 1, "\(broadcasts)")
+            }
+        }
+    }
+    @Test("An activity token APNs calls Unregistered is dropped: not sent to again until the app registers it anew")
+    func unregisteredActivityTokenIsDropped() async throws {
+        try await withScratch { scratch in
+            try await withSandboxedHerald(yaml: SandboxedHerald.configuration(in: scratch), in: scratch) { herald in
+                try await herald.registerLiveActivityDevice("phone")
+                try await herald.registerActivity("match-1", on: "phone")
+                try await herald.unregister([LiveActivityE2E.activityToken])
+                func update() async throws -> JSONObject {
+                    let reply = try await herald.api("POST", "/v1/push", json: ["notifications": [
+                        ["app": WebhookE2E.app, "devices": ["phone"],
+                         "liveActivity": ["event": "update", "activity": "match-1", "contentState": score(0, 0)]],
+                    ]])
+                    try #require(reply.status == 200, "\(reply.text)")
+                    return try #require(reply.json.objects("results").first)
+                }
+                #expect(try await update().string("reason") == "Unregistered", "APNs refused it")
+                let second = try await update()
+                #expect(second.int("status") == 410 && second.string("reason") == "tokenInvalidated", "not sent again: \(second.raw)")
+                let cleared = try await keyedHTTP("PUT", herald.sandboxAdmin + "/faults", json: [:])
+                #expect(cleared.status == 200, "\(cleared.text)")
+                try await herald.registerActivity("match-1", on: "phone")
+                #expect(try await update().int("status") == 200, "registered anew, it is used again")
             }
         }
     }

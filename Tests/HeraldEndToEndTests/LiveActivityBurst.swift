@@ -69,28 +69,17 @@ struct LiveActivityBurst {
 
     /// Schedules `items`, 16 requests at a time, spread over `bases`.
     func schedule(_ items: [Item], bases: [String]) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = 0
-            func add() {
-                guard next < items.count else { return }
-                let item = items[next]
-                let base = bases[next % bases.count]
-                next += 1
-                group.addTask {
-                    var liveActivity: [String: Any] = ["event": "update", "contentState": item.liveActivity]
-                    if item.audience.hasPrefix("devices/la-") {
-                        liveActivity["activity"] = "act-" + item.audience.dropFirst("devices/la-".count)
-                    }
-                    let formatter = ISO8601DateFormatter()
-                    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-                    let reply = try await http("POST", "\(base)/v1/apps/\(Self.app)/\(item.audience)/notifications",
-                                               json: ["id": item.id, "fireDate": formatter.string(from: item.at),
-                                                      "liveActivity": liveActivity])
-                    try #require(reply.status == 201, "\(String(decoding: reply.body, as: UTF8.self))")
-                }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let fireDates = items.map { formatter.string(from: $0.at) }
+        try await forEach(items, concurrently: 16) { index, item in
+            var liveActivity: [String: Any] = ["event": "update", "contentState": item.liveActivity]
+            if item.audience.hasPrefix("devices/la-") {
+                liveActivity["activity"] = "act-" + item.audience.dropFirst("devices/la-".count)
             }
-            for _ in 0..<16 { add() }
-            while try await group.next() != nil { add() }
+            let reply = try await http("POST", "\(bases[index % bases.count])/v1/apps/\(Self.app)/\(item.audience)/notifications",
+                                       json: ["id": item.id, "fireDate": fireDates[index], "liveActivity": liveActivity])
+            try #require(reply.status == 201, "\(String(decoding: reply.body, as: UTF8.self))")
         }
     }
 
