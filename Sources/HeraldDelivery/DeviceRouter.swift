@@ -109,7 +109,7 @@ public struct DeviceRouter: DeliveryChannel {
             }
         }
         if !pushIndices.isEmpty {
-            let results = await push.deliver(pushIndices.map { batch[$0] })
+            let results = await push.deliver(pushIndices.map { batch[$0] }, contents: pushIndices.map { contents[$0] })
             for (index, result) in zip(pushIndices, results) {
                 // A token that turned out dead leaves the inbox as the only way to the device.
                 if case .refused(let reason) = result.result, PushOutcome.invalidates(reason: reason) {

@@ -20,6 +20,12 @@ public struct PushDeliveryChannel: DeliveryChannel {
     }
 
     public func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
+        await deliver(batch, contents: batch.map { try? $0.content() })
+    }
+
+    /// Delivers `batch` whose contents were decoded already (nil: unreadable), as the router has
+    /// them: each occurrence's content is decoded once on its way.
+    func deliver(_ batch: [FiredOccurrence], contents: [NotificationContent?]) async -> [DeliveryOutcome] {
         var outcomes = [DeliveryOutcome](repeating: .notDelivered, count: batch.count)
         let byApp = Dictionary(grouping: batch.indices, by: { batch[$0].device.appID })
         for (appID, indices) in byApp {
@@ -40,7 +46,7 @@ public struct PushDeliveryChannel: DeliveryChannel {
             // platform in the batch, never one per push.
             let decided = await withTaskGroup(of: [Decided].self) { group in
                 for (platform, indices) in byPlatform {
-                    group.addTask { await deliver(indices, of: batch, app: app, platform: platform) }
+                    group.addTask { await deliver(indices, of: batch, contents: contents, app: app, platform: platform) }
                 }
                 var all: [Decided] = []
                 for await part in group { all += part }
@@ -69,14 +75,15 @@ public struct PushDeliveryChannel: DeliveryChannel {
 
     /// One app's occurrences for one platform: sent through its service, or recorded when the app
     /// has no settings for it. The outcome of each of `indices`.
-    private func deliver(_ indices: [Int], of batch: [FiredOccurrence], app: App, platform: Platform) async -> [Decided] {
+    private func deliver(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?], app: App,
+                         platform: Platform) async -> [Decided] {
         guard app.pushes(to: platform) else { return indices.map { Decided(index: $0, outcome: .recorded) } }
         var outcomes = [DeliveryOutcome](repeating: .notDelivered, count: batch.count)
         let sent: [(index: Int, outcome: PushOutcome)]
         switch platform {
-        case .ios: sent = await sendAPNs(indices, of: batch, app: app, outcomes: &outcomes)
-        case .android: sent = await sendFCM(indices, of: batch, app: app, outcomes: &outcomes)
-        case .web: sent = await sendWebPush(indices, of: batch, app: app, outcomes: &outcomes)
+        case .ios: sent = await sendAPNs(indices, of: batch, contents: contents, app: app, outcomes: &outcomes)
+        case .android: sent = await sendFCM(indices, of: batch, contents: contents, app: app, outcomes: &outcomes)
+        case .web: sent = await sendWebPush(indices, of: batch, contents: contents, app: app, outcomes: &outcomes)
         }
         var answers: [Int: PushOutcome] = [:]
         for (index, result) in sent {
@@ -87,8 +94,9 @@ public struct PushDeliveryChannel: DeliveryChannel {
     }
 
     /// The occurrences' contents, or the final refusal of one that no longer decodes.
-    private func contents(_ indices: [Int], of batch: [FiredOccurrence], address: (Device) -> String?,
-                          outcomes: inout [DeliveryOutcome]) -> [(index: Int, address: String, content: NotificationContent)] {
+    private func addressed(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?],
+                           address: (Device) -> String?,
+                           outcomes: inout [DeliveryOutcome]) -> [(index: Int, address: String, content: NotificationContent)] {
         var kept: [(index: Int, address: String, content: NotificationContent)] = []
         for index in indices {
             let fired = batch[index]
@@ -96,7 +104,7 @@ public struct PushDeliveryChannel: DeliveryChannel {
                 outcomes[index] = DeliveryOutcome(.none, .noDeviceToken)
                 continue
             }
-            guard let content = try? fired.content() else {
+            guard let content = contents[index] else {
                 outcomes[index] = DeliveryOutcome(.push, .refused(DeliveryResult.contentUnreadable))
                 continue
             }
@@ -105,12 +113,12 @@ public struct PushDeliveryChannel: DeliveryChannel {
         return kept
     }
 
-    private func sendAPNs(_ indices: [Int], of batch: [FiredOccurrence], app: App,
+    private func sendAPNs(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?], app: App,
                           outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
         var pushes: [APNsPush] = []
         var sent: [Int] = []
         for index in indices {
-            guard let content = try? batch[index].content() else {
+            guard let content = contents[index] else {
                 outcomes[index] = DeliveryOutcome(.push, .refused(DeliveryResult.contentUnreadable))
                 continue
             }
@@ -160,18 +168,18 @@ public struct PushDeliveryChannel: DeliveryChannel {
                             aps: liveActivity.aps(timestamp: instant), custom: custom)
     }
 
-    private func sendFCM(_ indices: [Int], of batch: [FiredOccurrence], app: App,
+    private func sendFCM(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?], app: App,
                          outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
         let now = Date()
-        return await send(indices, of: batch, address: \.fcmToken, outcomes: &outcomes,
+        return await send(indices, of: batch, contents: contents, address: \.fcmToken, outcomes: &outcomes,
                           make: { _, token, push throws(HeraldError) in try FCMMessage(token: token, push: push, now: now) },
                           through: { await gateway.send($0, app: app) })
     }
 
-    private func sendWebPush(_ indices: [Int], of batch: [FiredOccurrence], app: App,
+    private func sendWebPush(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?], app: App,
                              outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
         let now = Date()
-        return await send(indices, of: batch, address: \.webPush?.endpoint, outcomes: &outcomes,
+        return await send(indices, of: batch, contents: contents, address: \.webPush?.endpoint, outcomes: &outcomes,
                           make: { device, _, push throws(HeraldError) in
                               guard let subscription = device.webPush else { throw .invalid("noWebPushSubscription", "no subscription") }
                               return try WebPushMessage(subscription: subscription, push: push, now: now)
@@ -182,13 +190,14 @@ public struct PushDeliveryChannel: DeliveryChannel {
     /// The FCM and Web Push path: each occurrence's alert as a ``ChannelPush`` with the occurrence
     /// id as its collapse id, made into the channel's message (a refusal is that occurrence's
     /// outcome), then sent in one batch.
-    private func send<Message>(_ indices: [Int], of batch: [FiredOccurrence], address: (Device) -> String?,
+    private func send<Message>(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?],
+                               address: (Device) -> String?,
                                outcomes: inout [DeliveryOutcome],
                                make: (Device, String, ChannelPush) throws(HeraldError) -> Message,
                                through send: ([Message]) async -> [PushOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
         var messages: [Message] = []
         var sent: [Int] = []
-        for (index, address, content) in contents(indices, of: batch, address: address, outcomes: &outcomes) {
+        for (index, address, content) in addressed(indices, of: batch, contents: contents, address: address, outcomes: &outcomes) {
             do {
                 let push = ChannelPush(content: content, occurrenceID: batch[index].occurrence.id)
                 messages.append(try make(batch[index].device, address, push))
