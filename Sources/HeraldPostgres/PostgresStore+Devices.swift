@@ -147,6 +147,23 @@ extension PostgresStore {
         }
     }
 
+    public func createChannel(_ channel: BroadcastChannel, appID: String, now: Date) async throws -> Bool {
+        let at = now.millisecondsSince1970
+        let text = try DeviceJSON.encode(channel)
+        let audience = BroadcastChannel.audienceID(name: channel.name)
+        let state = LifecycleState.notRunning.rawValue
+        return try await transaction { connection in
+            guard try await connection.row("SELECT 1 FROM app WHERE id = \(appID) FOR KEY SHARE", logger: self.logger) != nil else {
+                throw HeraldError.appNotFound(appID)
+            }
+            return try await connection.count("""
+                INSERT INTO device (app_id, id, time_zone, state, background_modes, broadcast_channel, created_at, updated_at)
+                VALUES (\(appID), \(audience), 'UTC', \(state), '', \(text), \(at), \(at))
+                ON CONFLICT (app_id, id) DO NOTHING RETURNING 1
+                """, logger: self.logger) > 0
+        }
+    }
+
     public func channels(appID: String) async throws -> [BroadcastChannel] {
         try await read { connection in
             try await connection.rows("""

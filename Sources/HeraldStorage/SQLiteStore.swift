@@ -209,6 +209,22 @@ public final class SQLiteStore: HeraldStore {
         }
     }
 
+    public func createChannel(_ channel: BroadcastChannel, appID: String, now: Date) async throws -> Bool {
+        let at = now.millisecondsSince1970
+        let text = try DeviceJSON.encode(channel)
+        return try await pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [appID]) ?? false else {
+                throw HeraldError.appNotFound(appID)
+            }
+            try db.execute(sql: """
+                INSERT INTO device (app_id, id, time_zone, state, background_modes, broadcast_channel, created_at, updated_at)
+                VALUES (?, ?, 'UTC', ?, '', ?, ?, ?) ON CONFLICT(app_id, id) DO NOTHING
+                """, arguments: [appID, BroadcastChannel.audienceID(name: channel.name), LifecycleState.notRunning.rawValue,
+                                 text, at, at])
+            return db.changesCount > 0
+        }
+    }
+
     public func channels(appID: String) async throws -> [BroadcastChannel] {
         try await pool.read { db in
             try String.fetchAll(db, sql: """

@@ -31,6 +31,11 @@ public protocol DeviceStore: Sendable {
                       now: Date) async throws -> Bool?
     /// Forgets an activity's token. Returns false when the device or activity was unknown.
     func forgetActivity(appID: String, deviceID: String, activity: String) async throws -> Bool
+    /// Stores a new broadcast channel as its audience. Returns false, changing nothing, when the
+    /// app already has a channel of that name: two creates racing keep the first.
+    ///
+    /// - Throws: `appNotFound`.
+    func createChannel(_ channel: BroadcastChannel, appID: String, now: Date) async throws -> Bool
     /// The app's broadcast channels, by name. Each is stored as the audience
     /// ``BroadcastChannel/audienceID(name:)`` (saved and deleted as a device), so its scheduled
     /// broadcasts follow every rule of a device's notifications.

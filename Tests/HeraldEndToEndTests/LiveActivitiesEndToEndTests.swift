@@ -461,4 +461,27 @@ struct LiveActivitiesEndToEndTests {
             }
         }
     }
+    @Test("Creates of one channel name racing: one 201, the rest 409, and one channel left on APNs (5 rounds of 8)")
+    func racingChannelCreates() async throws {
+        try await withScratch { scratch in
+            try await withSandboxedHerald(yaml: SandboxedHerald.configuration(in: scratch), in: scratch) { herald in
+                for round in 0..<5 {
+                    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                        for _ in 0..<8 {
+                            group.addTask {
+                                try await herald.api("POST", "/v1/apps/\(WebhookE2E.app)/channels", json: ["name": "race-\(round)"]).status
+                            }
+                        }
+                        return try await group.reduce(into: [Int]()) { $0.append($1) }
+                    }
+                    #expect(statuses.filter { $0 == 201 }.count == 1 && statuses.filter { $0 == 409 }.count == 7,
+                            "round \(round): \(statuses.sorted())")
+                }
+                let onApns = try await keyedHTTP("GET", herald.sandboxAdmin + "/channels/\(WebhookE2E.app)")
+                #expect(onApns.json.objects("channels").count == 5, "one channel per name on APNs: \(onApns.text)")
+                let listed = try await herald.api("GET", "/v1/apps/\(WebhookE2E.app)/channels")
+                #expect(listed.json.objects("channels").count == 5)
+            }
+        }
+    }
 }

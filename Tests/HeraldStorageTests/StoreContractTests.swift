@@ -127,6 +127,55 @@ struct StoreContractTests {
         }
     }
 
+    @Test("Activities registered at once on one device all stay, and a device PUT keeps them (10 rounds of 20)",
+          arguments: StoreBackend.all)
+    func activitiesRegisteredAtOnceAllStay(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            for round in 1...10 {
+                let subject = try await prepare(host)
+                let store = subject.store
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<20 {
+                        group.addTask {
+                            let token = LiveActivityToken(token: String(format: "%064x", index + 1), attributesType: "T")
+                            _ = try await store.saveActivity(appID: app, deviceID: "d0", activity: "a\(index)", token: token, now: start)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                _ = try await store.saveDevice(Device(appID: app, id: "d0", timeZone: "Europe/Paris"), now: start)
+                let device = try await store.device(appID: app, id: "d0")
+                #expect(device?.activities.count == 20, "round \(round): \(device?.activities.count ?? -1) activities")
+                #expect(try await store.forgetActivity(appID: app, deviceID: "d0", activity: "a3"))
+                #expect(try await store.forgetActivity(appID: app, deviceID: "d0", activity: "a3") == false)
+                await subject.close()
+            }
+        }
+    }
+
+    @Test("Two creates of one channel name racing: the first is kept, the second changes nothing (10 rounds)",
+          arguments: StoreBackend.all)
+    func channelCreatesRacing(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            for round in 1...10 {
+                let subject = try await prepare(host)
+                let store = subject.store
+                let created = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for index in 0..<4 {
+                        group.addTask {
+                            try await store.createChannel(BroadcastChannel(name: "m", apnsChannelID: "id\(index)=", messageStoragePolicy: 0),
+                                                          appID: app, now: start)
+                        }
+                    }
+                    return try await group.reduce(into: [Bool]()) { $0.append($1) }
+                }
+                #expect(created.filter { $0 }.count == 1, "round \(round): \(created)")
+                #expect(try await store.channels(appID: app).count == 1)
+                await subject.close()
+            }
+        }
+    }
+
     @Test("A cancel and a claim racing: each one-shot is either cancelled or fired, never both (20 rounds)",
           arguments: StoreBackend.all)
     func cancelRacingClaim(backend: StoreBackend) async throws {

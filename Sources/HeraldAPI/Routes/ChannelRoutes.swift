@@ -50,14 +50,18 @@ struct ChannelRoutes {
                 try await manager.create(messageStoragePolicy: policy)
             }
             let channel = BroadcastChannel(name: name, apnsChannelID: id, messageStoragePolicy: policy)
-            let audience = Device(appID: app.id, id: BroadcastChannel.audienceID(name: name), timeZone: "UTC",
-                                  broadcastChannel: channel)
+            let created: Bool
             do {
-                _ = try await services.store.saveDevice(audience, now: services.clock.now())
+                created = try await services.store.createChannel(channel, appID: app.id, now: services.clock.now())
             } catch {
                 // Not stored: leave nothing on APNs that no one knows the name of.
                 _ = try? await manager.delete(id)
                 throw error
+            }
+            guard created else {
+                // Another request created the name meanwhile: it keeps it, this channel goes.
+                _ = try? await manager.delete(id)
+                throw HeraldError(.conflict, reason: "channelExists", message: "channel '\(name)' already exists")
             }
             return try Response.json(ChannelResource(channel), status: .created)
         }
