@@ -102,6 +102,9 @@ public struct PushTemplate: Codable, Hashable, Sendable {
         guard [tokens, devices, channel].compactMap({ $0 }).count == 1 else {
             throw .invalid("invalidTemplate", "a template targets \"tokens\", \"devices\" or \"channel\": exactly one of them")
         }
+        if data?["aps"] != nil {
+            throw .invalid("invalidTemplate", "template data cannot use the key \"aps\"")
+        }
         if let liveActivity {
             guard type == nil || type == .liveactivity, sound == nil, badge == nil else {
                 throw .invalid("invalidTemplate", "a liveActivity template takes no type (other than liveactivity), sound or badge")
@@ -135,9 +138,6 @@ public struct PushTemplate: Codable, Hashable, Sendable {
         }
         if case .count(let count) = badge, count < 0 {
             throw .invalid("invalidTemplate", "template badge must be 0 or more, not \(count)")
-        }
-        if data?["aps"] != nil {
-            throw .invalid("invalidTemplate", "template data cannot use the key \"aps\"")
         }
     }
 
