@@ -484,4 +484,37 @@ struct LiveActivitiesEndToEndTests {
             }
         }
     }
+    @Test("An app on certificate auth is refused Live Activities (422 liveActivityNeedsTokenAuth) when scheduling, pushing and creating a channel")
+    func certificateAuthRefused() async throws {
+        try await withScratch { scratch in
+            try await withSandboxedHerald(yaml: SandboxedHerald.configuration(in: scratch), in: scratch) { herald in
+                let app = "com.example.certified"
+                let text = { (name: String) in try String(contentsOfFile: TestCertificates.path(name), encoding: .utf8) }
+                let put = try await herald.api("PUT", "/v1/apps/\(app)", json: ["push": [
+                    "environment": "production",
+                    "auth": ["type": "certificate", "certificate": try text("dev-client.pem"), "privateKey": try text("dev-client.key")],
+                ]])
+                try #require(put.status == 201, "\(put.text)")
+                let device = try await herald.api("PUT", "/v1/apps/\(app)/devices/phone", json: [
+                    "timeZone": "UTC", "pushToStartTokens": [LiveActivityE2E.attributesType: LiveActivityE2E.pushToStart],
+                ])
+                try #require(device.status == 201, "\(device.text)")
+                let start: [String: Any] = ["event": "start", "attributesType": LiveActivityE2E.attributesType,
+                                            "attributes": ["a": 1], "contentState": score(0, 0)]
+                let scheduled = try await herald.api("POST", "/v1/apps/\(app)/devices/phone/notifications",
+                                                     json: ["fireDate": utc(Date().addingTimeInterval(3600)), "liveActivity": start])
+                #expect(scheduled.status == 422 && scheduled.json.object("error")?.string("reason") == "liveActivityNeedsTokenAuth",
+                        "\(scheduled.text)")
+                let pushed = try await herald.api("POST", "/v1/push", json: ["notifications": [
+                    ["app": app, "devices": ["phone"], "liveActivity": start],
+                ]])
+                #expect(pushed.json.objects("results").first?.string("reason") == "liveActivityNeedsTokenAuth", "\(pushed.text)")
+                let channel = try await herald.api("POST", "/v1/apps/\(app)/channels", json: ["name": "news"])
+                #expect(channel.status == 422 && channel.json.object("error")?.string("reason") == "liveActivityNeedsTokenAuth",
+                        "\(channel.text)")
+                let stored = try await herald.api("GET", "/v1/apps/\(app)/devices/phone/notifications")
+                #expect(stored.json.objects("notifications").isEmpty, "nothing refused was stored")
+            }
+        }
+    }
 }
