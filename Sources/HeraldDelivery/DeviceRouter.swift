@@ -156,7 +156,8 @@ public struct DeviceRouter: DeliveryChannel {
                 continue
             }
             kept.append(index)
-            items.append(InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: content, firedAt: fired.firedAt))
+            items.append(InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: content,
+                                   storedContent: fired.contentJSON, firedAt: fired.firedAt))
         }
         return (kept, items)
     }

@@ -77,7 +77,7 @@ extension PostgresStore {
     /// over, delivered and saw acknowledged, holds nothing again (its id comes back nil).
     public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
         guard !items.isEmpty else { return [] }
-        let contents = try items.map { try Self.json($0.content) }
+        let contents = try items.map { try $0.storedContent ?? Self.json($0.content) }
         return try await transaction { connection in
             // A device deleted meanwhile has nobody to hold anything for.
             var present: Set<[String]> = []

@@ -60,7 +60,7 @@ extension SQLiteStore {
 
     public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
         guard !items.isEmpty else { return [] }
-        let rows = try items.map { ($0, String(decoding: try Self.encoder.encode($0.content), as: UTF8.self)) }
+        let rows = try items.map { ($0, try $0.storedContent ?? String(decoding: Self.encoder.encode($0.content), as: UTF8.self)) }
         return try await pool.write { db in
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO device_inbox (app_id, device_id, occurrence_id, notification_id, scheduled_for, fired_at,
