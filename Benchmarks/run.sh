@@ -6,7 +6,8 @@
 #
 #   bash Benchmarks/run.sh           full sizes, release build in .build-release
 #   bash Benchmarks/run.sh --smoke   tiny sizes, debug build in .build (for CI)
-#   bash Benchmarks/run.sh --cluster only the several-node benchmark (make bench-cluster), release
+#   bash Benchmarks/run.sh --cluster only the several-node benchmark (make bench-cluster) and the
+#                                    PostgreSQL burst beside a bare SQL loop, release
 #
 # Progress goes to stderr; the table goes to stdout. Every speed is shown next to a reference
 # measured on the same machine in the same run, with the ratio measured ÷ reference.
@@ -37,6 +38,7 @@ if [[ $SMOKE == 1 ]]; then
   HTTP_SECONDS=1
   HTTP_DEVICES=200
   CLUSTER_SIZES=(--rate 100 --seconds 1 --burst 500)
+  POSTGRES_BURST_SIZES=(--burst 1000)
   MODE_LABEL="smoke, debug build"
 else
   BUILD=(swift build -c release --scratch-path .build-release)
@@ -51,6 +53,7 @@ else
   HTTP_SECONDS=10
   HTTP_DEVICES=4000
   CLUSTER_SIZES=(--rate 1000 --seconds 10 --burst 20000)
+  POSTGRES_BURST_SIZES=(--burst 20000)
   MODE_LABEL="release build"
 fi
 WRK_THREADS=2
@@ -100,8 +103,15 @@ cluster_benchmark() {
     | { grep '^ROW' || true; } >>"$ROWS"
 }
 
+# ---- one node's PostgreSQL cost per occurrence, beside a bare SQL loop (in process) -----------
+postgres_burst_benchmark() {
+  say "running herald-bench postgres-burst ${POSTGRES_BURST_SIZES[*]}"
+  "$BIN/herald-bench" postgres-burst "${POSTGRES_BURST_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
+}
+
 if [[ $CLUSTER_ONLY == 1 ]]; then
   cluster_benchmark
+  postgres_burst_benchmark
   echo "Herald cluster benchmark — $MODE_LABEL, $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ); ratio = measured ÷ reference"
   echo
   "$BIN/herald-bench" table --rows "$ROWS"
@@ -264,6 +274,7 @@ stop_server
 
 # The full-size cluster run is `make bench-cluster`; the smoke run checks its code path here.
 [[ $SMOKE == 1 ]] && cluster_benchmark
+postgres_burst_benchmark
 
 # ---- the table -----------------------------------------------------------------------------
 echo "Herald benchmarks — $MODE_LABEL, $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ); ratio = measured ÷ reference"

@@ -26,6 +26,8 @@ do {
         for row in try await SlowPeerBenchmark.run(options) { row.emit() }
     case "cluster":
         for row in try await ClusterBenchmark.run(options) { row.emit() }
+    case "postgres-burst":
+        for row in try await PostgresBurstBenchmark.run(options) { row.emit() }
     case "delivery-load":
         for row in try await DeliveryLoadBenchmark.run(options) { row.emit() }
     case "push":

@@ -31,8 +31,11 @@ public final class PostgresServer: Sendable {
 
     /// Starts a server with a `herald` database.
     ///
+    /// - Parameter settings: more server settings, each passed as `-c name=value` at start (a
+    ///   benchmark preloads `pg_stat_statements` this way; `shared_preload_libraries` can only be
+    ///   set when the server starts).
     /// - Throws: ``PostgresServerError`` naming the step that failed, with its output.
-    public static func start() throws -> PostgresServer {
+    public static func start(settings: [(name: String, value: String)] = []) throws -> PostgresServer {
         let binaries = try findBinaries()
         let runAs: String? = geteuid() == 0 ? "postgres" : nil
         var template = Array("/tmp/herald-pg.XXXXXX".utf8CString)
@@ -51,7 +54,8 @@ public final class PostgresServer: Sendable {
                 try server.initialize()
                 try server.run("pg_ctl", ["-D", server.dataDirectory, "-l", "\(directory)/server.log", "-w", "-t", "30",
                                           "-o", "-p \(server.port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off "
-                                              + "-c synchronous_commit=off -c full_page_writes=off", "start"])
+                                              + "-c synchronous_commit=off -c full_page_writes=off"
+                                              + settings.map { " -c \($0.name)=\($0.value)" }.joined(), "start"])
                 try server.run("psql", ["-h", "127.0.0.1", "-p", "\(server.port)", "-U", user, "-d", "postgres",
                                         "-v", "ON_ERROR_STOP=1", "-c", "CREATE DATABASE herald"])
                 return server
