@@ -39,6 +39,7 @@ if [[ $SMOKE == 1 ]]; then
   HTTP_DEVICES=200
   CLUSTER_SIZES=(--rate 100 --seconds 1 --burst 500)
   POSTGRES_BURST_SIZES=(--burst 1000)
+  SQLITE_BURST_SIZES=(--burst 2000)
   MODE_LABEL="smoke, debug build"
 else
   BUILD=(swift build -c release --scratch-path .build-release)
@@ -54,6 +55,7 @@ else
   HTTP_DEVICES=4000
   CLUSTER_SIZES=(--rate 1000 --seconds 10 --burst 20000)
   POSTGRES_BURST_SIZES=(--burst 20000)
+  SQLITE_BURST_SIZES=(--burst 100000)
   MODE_LABEL="release build"
 fi
 WRK_THREADS=2
@@ -121,6 +123,8 @@ fi
 # ---- in-process benchmarks -----------------------------------------------------------------
 say "running herald-bench ${BENCH_SIZES[*]}"
 "$BIN/herald-bench" all "${BENCH_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
+say "running herald-bench sqlite-burst ${SQLITE_BURST_SIZES[*]}"
+"$BIN/herald-bench" sqlite-burst "${SQLITE_BURST_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
 say "running herald-bench slow-peer"
 "$BIN/herald-bench" slow-peer --certs "$ROOT/Certs" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
 say "running herald-bench delivery-load ${DELIVERY_SIZES[*]}"

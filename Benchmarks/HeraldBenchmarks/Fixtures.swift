@@ -28,8 +28,9 @@ enum Fixtures {
         try await insert(count: count, devices: devices, fireAt: fireAt, with: store.bulkInsert)
     }
 
-    /// The same, through any backend's bulk insert.
-    static func insert(count: Int, devices: Int, fireAt: (Int) -> Int64,
+    /// The same, through any backend's bulk insert. With `oneShots`, none repeats (every firing
+    /// removes its notification); otherwise every other one repeats daily.
+    static func insert(count: Int, devices: Int, oneShots: Bool = false, fireAt: (Int) -> Int64,
                        with bulkInsert: ([LocalNotification]) async throws -> Void) async throws {
         let perDevice = (count + devices - 1) / devices
         guard perDevice <= NotificationLimit.maximumPending else {
@@ -46,7 +47,7 @@ enum Fixtures {
                 chunk.append(LocalNotification(
                     appID: appID, deviceID: deviceID(index % devices), id: "n\(index / devices)",
                     fireDate: .instant(date), timeZone: .absolute,
-                    repeatRule: index % 2 == 0 ? nil : RepeatRule(unit: .day),
+                    repeatRule: oneShots || index % 2 == 0 ? nil : RepeatRule(unit: .day),
                     content: content, nextIndex: 0, nextFireDate: date))
             }
             try await bulkInsert(chunk)
@@ -60,6 +61,17 @@ enum Fixtures {
         let store = try SQLiteStore(directory: directory)
         try await register(store, devices: devices)
         try await insert(store, count: count, devices: devices, fireAt: fireAt)
+        return store
+    }
+
+    /// A store in `directory` holding `count` one-shot notifications over `devices` devices
+    /// (no token, and an app without push settings: every firing goes to the inbox), its
+    /// connections counted by `writeCounter` when one is given.
+    static func prepareOneShots(in directory: String, count: Int, devices: Int, writeCounter: SQLiteWriteCounter? = nil,
+                                fireAt: (Int) -> Int64) async throws -> SQLiteStore {
+        let store = try SQLiteStore(directory: directory, writeCounter: writeCounter)
+        try await register(store, devices: devices)
+        try await insert(count: count, devices: devices, oneShots: true, fireAt: fireAt, with: store.bulkInsert)
         return store
     }
 

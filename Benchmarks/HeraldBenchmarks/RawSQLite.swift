@@ -23,6 +23,9 @@ final class RawSQLite {
     /// SQLITE_TRANSIENT: SQLite copies bound text before the call returns.
     fileprivate static var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 
+    /// The connection itself, for instrumentation (`SQLiteWriteCounter`).
+    var connection: OpaquePointer? { handle }
+
     func execute(_ sql: String) throws {
         try check(sqlite3_exec(handle, sql, nil, nil, nil))
     }
@@ -92,6 +95,12 @@ final class RawSQLite {
         }
 
         func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(pointer, column) }
+
+        /// A text column, copied out ("" for NULL).
+        func text(_ column: Int32) -> String {
+            guard let bytes = sqlite3_column_text(pointer, column) else { return "" }
+            return String(cString: bytes)
+        }
 
         /// Length in bytes of a text column, read without copying it out.
         func textLength(_ column: Int32) -> Int {

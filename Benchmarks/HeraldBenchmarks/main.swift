@@ -20,6 +20,8 @@ do {
         for row in try await ArmingBenchmark.run(options) { row.emit() }
     case "firing":
         for row in try await FiringBenchmark.run(options) { row.emit() }
+    case "sqlite-burst":
+        for row in try await SQLiteBurstBenchmark.run(options) { row.emit() }
     case "arm-probe":
         try await ArmingProbe.main(options)
     case "slow-peer":

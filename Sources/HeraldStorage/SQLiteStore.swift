@@ -20,7 +20,8 @@ public final class SQLiteStore: HeraldStore {
     private let feedbackObserver = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
-    public init(path: String, synchronous: Synchronous = .normal) throws {
+    /// `writeCounter` (benchmarks only) counts what every connection of the store does.
+    public init(path: String, synchronous: Synchronous = .normal, writeCounter: SQLiteWriteCounter? = nil) throws {
         self.path = path
         var configuration = Configuration()
         configuration.label = "herald"
@@ -30,6 +31,7 @@ public final class SQLiteStore: HeraldStore {
         configuration.prepareDatabase { db in
             // A larger page cache keeps the timer and delivery indexes in memory under load.
             try db.execute(sql: "PRAGMA cache_size = -65536")
+            writeCounter?.install(on: db.sqliteConnection, role: db.configuration.readonly ? .reader : .writer)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         // Set on the writer after the pool opened it: DatabasePool applies its own default
@@ -77,9 +79,11 @@ public final class SQLiteStore: HeraldStore {
     }
 
     /// Opens `herald.sqlite` in `directory`, creating the directory if needed.
-    public convenience init(directory: String, synchronous: Synchronous = .normal) throws {
+    public convenience init(directory: String, synchronous: Synchronous = .normal,
+                            writeCounter: SQLiteWriteCounter? = nil) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try self.init(path: (directory as NSString).appendingPathComponent("herald.sqlite"), synchronous: synchronous)
+        try self.init(path: (directory as NSString).appendingPathComponent("herald.sqlite"), synchronous: synchronous,
+                      writeCounter: writeCounter)
     }
 
     // MARK: Apps
