@@ -256,6 +256,25 @@ enum PostgresSchema {
             "ALTER TABLE device ADD COLUMN activities text",
             "ALTER TABLE device ADD COLUMN broadcast_channel text",
         ]),
+        Migration(identifier: "v8: inbox items go with their device through a trigger, not a foreign key", statements: [
+            // The foreign key checked every inbox item's device as it was inserted, a query and a
+            // row lock per item; holdInInbox already locks each device once per batch and holds
+            // nothing for a device that is gone. What the key did on delete, the trigger does:
+            // one statement per deleted set of devices (an app's, when the app is deleted).
+            "ALTER TABLE device_inbox DROP CONSTRAINT device_inbox_app_id_device_id_fkey",
+            """
+            CREATE FUNCTION herald_device_inbox_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                DELETE FROM device_inbox i USING gone WHERE i.app_id = gone.app_id AND i.device_id = gone.id;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER device_inbox_gone AFTER DELETE ON device REFERENCING OLD TABLE AS gone
+                FOR EACH STATEMENT EXECUTE FUNCTION herald_device_inbox_gone()
+            """,
+        ]),
     ]
 
     /// Applies the migrations not yet applied, holding the advisory lock on one connection.

@@ -33,6 +33,24 @@ extension PostgresStore {
         }
     }
 
+    /// Runs `body`, one statement that is atomic on its own, outside an explicit transaction:
+    /// one round trip instead of three (`BEGIN`, the statement, `COMMIT`). Like
+    /// ``transaction(_:_:)``, it runs again when PostgreSQL aborted it for a deadlock or a
+    /// serialization failure.
+    func statement<Result: Sendable>(_ statement: String = #function,
+                                     _ body: @escaping @Sendable (PostgresConnection) async throws -> Result)
+    async throws -> Result {
+        var attempt = 0
+        while true {
+            do {
+                return try await read(statement, body)
+            } catch let fault as StoreFault where fault.code == "40001" || fault.code == "40P01" {
+                attempt += 1
+                if attempt >= 10 { throw fault }
+            }
+        }
+    }
+
     /// Runs `body` on a pooled connection, outside any transaction, within ``callTimeout``.
     func read<Result: Sendable>(_ statement: String = #function,
                                 _ body: @escaping @Sendable (PostgresConnection) async throws -> Result)

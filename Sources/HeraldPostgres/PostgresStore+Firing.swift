@@ -18,38 +18,26 @@ extension PostgresStore {
         }
     }
 
+    /// Claims what is due in one transaction of two statements, whatever the batch's size: one
+    /// read (the database's clock, the due rows locked with `SKIP LOCKED`, and the soonest row
+    /// due by this node's clock but not yet by the database's), then, once `decide` has chosen
+    /// each row's next occurrence, one write (the fire log, the notifications advanced or
+    /// removed, and the word to other nodes). See ``ClaimRead`` and ``ClaimWrite``.
     public func claimDue(until: Date, firedAt: Date, limit: Int,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
         let firedAtMilliseconds = firedAt.millisecondsSince1970
         return try await transaction { connection in
-            // What is due is due by the database's clock: a node whose clock runs ahead claims
-            // nothing early, and is told when to look again by its own clock.
-            let databaseNow = try await connection.row("SELECT \(unescaped: Self.databaseNow)", logger: self.logger)!
-                .value(0, as: Int64.self)
-            let dueBy = self.dueClock == .caller ? untilMilliseconds
-                : min(untilMilliseconds, databaseNow + max(0, untilMilliseconds - firedAtMilliseconds))
-            // Rows another node is claiming right now are skipped, not waited for: that node
-            // fires them. A cancel committed before this read is seen; one waiting on these row
-            // locks runs after the commit and finds the notification gone or advanced.
-            let rows = try await connection.rows("""
-                SELECT \(unescaped: Self.notificationColumns), n.key, n.generation, \(unescaped: Self.deviceColumns)
-                FROM notification n JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id
-                WHERE n.next_fire_at <= \(dueBy) ORDER BY n.next_fire_at LIMIT \(limit)
-                FOR UPDATE OF n SKIP LOCKED
-                """, logger: self.logger)
-            var log = FireLogBatch()
-            var advanced: (keys: [Int64], indexes: [Int64], fireAts: [Int64]) = ([], [], [])
-            var removed: [Int64] = []
+            let read = try await ClaimRead.run(on: connection, until: untilMilliseconds, firedAt: firedAtMilliseconds,
+                                               limit: limit, byCaller: self.dueClock == .caller, logger: self.logger)
+            var write = ClaimWrite()
             var candidates: [Int64: FiredOccurrence] = [:]
-            var claim = FiringClaim(fired: [], armed: [], more: rows.count == limit)
-            if dueBy < untilMilliseconds, let early = try await connection.row("""
-                SELECT min(next_fire_at) FROM notification WHERE next_fire_at > \(dueBy) AND next_fire_at <= \(untilMilliseconds)
-                """, logger: self.logger)?.value(0, as: Int64?.self) {
+            var claim = FiringClaim(fired: [], armed: [], more: read.rows.count == limit)
+            if let early = read.early {
                 // Due by this node's clock, not yet by the database's: look again when it is.
-                claim.armed.append(TimerEntry(fireAt: early + (firedAtMilliseconds - databaseNow), key: -1))
+                claim.armed.append(TimerEntry(fireAt: early + (firedAtMilliseconds - read.databaseNow), key: -1))
             }
-            for row in rows {
+            for row in read.rows {
                 let key = try row.value(Self.notificationColumnCount, as: Int64.self)
                 let generation = try row.value(Self.notificationColumnCount + 1, as: Int64.self)
                 let device = try Self.device(from: row, offset: Self.notificationColumnCount + 2)
@@ -60,53 +48,28 @@ extension PostgresStore {
                 if let occurrence = step.firing {
                     // The stored text as it is: the log keeps exactly what was scheduled.
                     let content = try row.value(10, as: String.self)
-                    log.append(occurrence, content: content, notificationKey: key, generation: generation)
+                    write.log.append(occurrence, content: content, notificationKey: key, generation: generation)
                     candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
                                                       firedAt: firedAt)
                 }
                 if let next = step.next {
-                    advanced.keys.append(key)
-                    advanced.indexes.append(Int64(next.index))
-                    advanced.fireAts.append(next.entry.fireAt)
+                    write.advance(key, to: next)
                     claim.armed.append(next.entry)
                 } else {
-                    removed.append(key)
+                    write.removed.append(key)
                 }
             }
-            if !log.isEmpty {
-                // The unique occurrence refuses a second firing: only rows inserted come back.
-                let inserted = try await connection.rows("""
-                    INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
-                        late, missed, channel, outcome, content, notification_key, generation, occurrence_index,
-                        claimed_by)
-                    SELECT o, a, d, i, s, \(firedAtMilliseconds), l, m, 'pending', 'pending', c, k, g, x, \(self.nodeID)
-                    FROM unnest(\(log.occurrenceIDs)::text[], \(log.appIDs)::text[], \(log.deviceIDs)::text[],
-                        \(log.notificationIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
-                        \(log.missed)::bigint[], \(log.contents)::text[], \(log.notificationKeys)::bigint[],
-                        \(log.generations)::bigint[], \(log.indexes)::bigint[]) AS u(o, a, d, i, s, l, m, c, k, g, x)
-                    ON CONFLICT DO NOTHING
-                    RETURNING key, notification_key
-                    """, logger: self.logger)
-                var logIDs: [Int64: Int64] = [:]
-                for row in inserted { logIDs[try row.value(1, as: Int64.self)] = try row.value(0, as: Int64.self) }
-                for key in log.notificationKeys {
-                    guard let logID = logIDs[key], var fired = candidates[key] else { continue }
-                    fired.logID = logID
-                    claim.fired.append(fired)
-                }
+            // Word to the other nodes, sent only if this commits: the instant is all a node
+            // needs, its claim reads what is due from the table.
+            write.payloads = Self.armingPayloads(node: self.nodeID, instants: Set(claim.armed.map(\.fireAt)).sorted())
+            guard !write.isEmpty else { return claim }
+            let logIDs = try await write.run(on: connection, firedAt: firedAtMilliseconds, node: self.nodeID,
+                                              logger: self.logger)
+            for key in write.log.notificationKeys {
+                guard let logID = logIDs[key], var fired = candidates[key] else { continue }
+                fired.logID = logID
+                claim.fired.append(fired)
             }
-            if !advanced.keys.isEmpty {
-                try await connection.run("""
-                    UPDATE notification AS n SET next_index = u.i, next_fire_at = u.f
-                    FROM unnest(\(advanced.keys)::bigint[], \(advanced.indexes)::bigint[], \(advanced.fireAts)::bigint[])
-                        AS u(k, i, f)
-                    WHERE n.key = u.k
-                    """, logger: self.logger)
-            }
-            if !removed.isEmpty {
-                try await connection.run("DELETE FROM notification WHERE key = ANY(\(removed)::bigint[])", logger: self.logger)
-            }
-            try await self.announce(claim.armed, on: connection)
             return claim
         }
     }
@@ -191,13 +154,16 @@ extension PostgresStore {
         // Arrays cannot hold NULLs here: -1 and "" stand for none.
         let statuses = outcomes.map { Int64($0.apnsStatus ?? -1) }
         let apnsIDs = outcomes.map { $0.apnsID ?? "" }
-        let written = try await transaction { connection in
+        // One statement: atomic without BEGIN and COMMIT around it. The keys twice: `= ANY`
+        // lets PostgreSQL find the rows by primary key; the join alone, on a fire log without
+        // statistics yet (a fresh one, or mid-burst), planned a scan of the whole log per batch.
+        let written = try await statement { connection in
             try await connection.count("""
                 UPDATE delivery AS l SET channel = u.c, outcome = u.o, apns_status = nullif(u.s, -1),
                     apns_id = nullif(u.a, '')
                 FROM unnest(\(keys)::bigint[], \(channels)::text[], \(results)::text[], \(statuses)::bigint[],
                     \(apnsIDs)::text[]) AS u(k, c, o, s, a)
-                WHERE l.key = u.k AND l.claimed_by = \(self.nodeID)
+                WHERE l.key = ANY(\(keys)::bigint[]) AND l.key = u.k AND l.claimed_by = \(self.nodeID)
                 RETURNING 1
                 """, logger: self.logger)
         }

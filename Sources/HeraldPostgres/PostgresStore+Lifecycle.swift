@@ -64,13 +64,16 @@ extension PostgresStore {
         }
     }
 
-    /// Stores a batch of inbox items in four statements, however many there are: which devices
-    /// still exist, their sequence ids, one insert, and the ids of items held before.
+    /// Stores a batch of inbox items in two statements, however many there are: the devices'
+    /// rows locked, then one statement that draws the ids, inserts, and answers each item's id
+    /// (its new one, or the one it was held under before).
     ///
     /// The devices' rows are locked as a wake and an acknowledgement lock them (`FOR NO KEY
     /// UPDATE`, in key order so two batches cannot deadlock), and the ids are drawn under that
     /// lock: a device's ids commit in the order they were drawn, so a wake or a stream that sees
-    /// id N has already seen every lower id of that device (docs/hand-over-order.md).
+    /// id N has already seen every lower id of that device (docs/hand-over-order.md). The second
+    /// statement starts after the lock is held, so its snapshot sees every item another holder
+    /// of the lock committed (one statement would read from a snapshot taken before the wait).
     ///
     /// Fenced like every write of a lease holder: a firing is held only while it is pending and
     /// leased to this node. A node that stalled past its lease, whose firings another node took
@@ -78,70 +81,54 @@ extension PostgresStore {
     public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
         guard !items.isEmpty else { return [] }
         let contents = try items.map { try $0.storedContent ?? Self.json($0.content) }
+        let appIDs = items.map(\.occurrence.appID)
+        let deviceIDs = items.map(\.occurrence.deviceID)
+        // Arrays cannot hold NULLs here: -1 stands for an item with no firing (presented now).
+        let logIDs = items.map { $0.logID ?? -1 }
         return try await transaction { connection in
-            // A device deleted meanwhile has nobody to hold anything for.
-            var present: Set<[String]> = []
-            for row in try await connection.rows("""
-                SELECT app_id, id FROM device WHERE (app_id, id) IN (
-                    SELECT * FROM unnest(\(items.map(\.occurrence.appID))::text[], \(items.map(\.occurrence.deviceID))::text[]))
+            try await connection.run("""
+                SELECT 1 FROM device WHERE (app_id, id) IN (SELECT * FROM unnest(\(appIDs)::text[], \(deviceIDs)::text[]))
                 ORDER BY app_id, id
                 FOR NO KEY UPDATE
-                """, logger: self.logger) {
-                present.insert([try row.value(0, as: String.self), try row.value(1, as: String.self)])
-            }
-            let logIDs = items.compactMap(\.logID)
-            var leased: Set<Int64> = []
-            if !logIDs.isEmpty {
-                for row in try await connection.rows("""
-                    SELECT key FROM delivery WHERE key = ANY(\(logIDs)::bigint[]) AND outcome = 'pending'
-                        AND claimed_by = \(self.nodeID)
-                    """, logger: self.logger) {
-                    leased.insert(try row.value(0, as: Int64.self))
-                }
-            }
-            let held = items.indices.filter {
-                present.contains([items[$0].occurrence.appID, items[$0].occurrence.deviceID])
-                    && items[$0].logID.map(leased.contains) != false
-            }
+                """, logger: self.logger)
+            // Held: items whose device still exists (one deleted meanwhile has nobody to hold
+            // anything for) and whose firing is still this node's. Their ids are drawn in the
+            // batch's order (a volatile output is computed after the sort). An item held before
+            // (a firing handed over again) keeps its item and id. The firings are found by key
+            // alone (the fence keeps the other conditions out of the scan): on a fire log without
+            // statistics PostgreSQL otherwise read every pending firing of this node per batch.
+            let rows = try await connection.rows("""
+                WITH item AS (
+                    SELECT * FROM unnest(\(appIDs)::text[], \(deviceIDs)::text[], \(items.map(\.occurrence.id))::text[],
+                        \(items.map(\.occurrence.notificationID))::text[],
+                        \(items.map(\.occurrence.scheduledFor.millisecondsSince1970))::bigint[],
+                        \(items.map(\.firedAt.millisecondsSince1970))::bigint[], \(items.map(\.occurrence.late))::boolean[],
+                        \(items.map { Int64($0.occurrence.missed) })::bigint[], \(contents)::text[], \(logIDs)::bigint[])
+                        WITH ORDINALITY AS u(a, d, o, n, s, f, l, m, c, x, i)
+                ), held AS MATERIALIZED (
+                    SELECT nextval('hand_over_sequence') AS k, item.* FROM item
+                    WHERE EXISTS (SELECT 1 FROM device WHERE device.app_id = item.a AND device.id = item.d)
+                        AND (item.x = -1 OR item.x IN (
+                            SELECT key FROM (SELECT key, outcome, claimed_by FROM delivery WHERE key = ANY(\(logIDs)::bigint[])
+                                             OFFSET 0) AS firing
+                            WHERE firing.outcome = 'pending' AND firing.claimed_by = \(self.nodeID)))
+                    ORDER BY item.i
+                ), inserted AS (
+                    INSERT INTO device_inbox (key, app_id, device_id, occurrence_id, notification_id, scheduled_for,
+                        fired_at, late, missed, content, delivery_key)
+                    SELECT k, a, d, o, n, s, f, l, m, c, nullif(x, -1) FROM held
+                    ON CONFLICT DO NOTHING
+                    RETURNING key
+                )
+                SELECT h.i, CASE WHEN h.k IN (SELECT key FROM inserted) THEN h.k
+                    ELSE (SELECT earlier.key FROM device_inbox earlier WHERE earlier.delivery_key = h.x) END
+                FROM held h
+                """, logger: self.logger)
             var sequences = [Int64?](repeating: nil, count: items.count)
-            guard !held.isEmpty else { return sequences }
-            // The ids first, in the batch's order, so each item's id is known without matching rows.
-            let keys = try await connection.rows("""
-                SELECT nextval('hand_over_sequence') FROM generate_series(1, \(held.count))
-                """, logger: self.logger).map { try $0.value(0, as: Int64.self) }
-            let batch = held.map { items[$0] }
-            // Arrays cannot hold NULLs here: -1 stands for an item with no firing (presented now).
-            let inserted = Set(try await connection.rows("""
-                INSERT INTO device_inbox (key, app_id, device_id, occurrence_id, notification_id, scheduled_for, fired_at,
-                    late, missed, content, delivery_key)
-                SELECT k, a, d, o, n, s, f, l, m, c, nullif(x, -1)
-                FROM unnest(\(keys)::bigint[], \(batch.map(\.occurrence.appID))::text[], \(batch.map(\.occurrence.deviceID))::text[],
-                    \(batch.map(\.occurrence.id))::text[], \(batch.map(\.occurrence.notificationID))::text[],
-                    \(batch.map(\.occurrence.scheduledFor.millisecondsSince1970))::bigint[],
-                    \(batch.map(\.firedAt.millisecondsSince1970))::bigint[], \(batch.map(\.occurrence.late))::boolean[],
-                    \(batch.map { Int64($0.occurrence.missed) })::bigint[], \(held.map { contents[$0] })::text[],
-                    \(batch.map { $0.logID ?? -1 })::bigint[]) AS u(k, a, d, o, n, s, f, l, m, c, x)
-                ON CONFLICT DO NOTHING
-                RETURNING key
-                """, logger: self.logger).map { try $0.value(0, as: Int64.self) })
-            var again: [Int64] = []
-            for (index, key) in zip(held, keys) {
-                if inserted.contains(key) {
-                    sequences[index] = key
-                } else if let logID = items[index].logID {
-                    again.append(logID)
-                }
-            }
-            guard !again.isEmpty else { return sequences }
-            // Held before (a firing handed over again): the same item, the same id.
-            var existing: [Int64: Int64] = [:]
-            for row in try await connection.rows("""
-                SELECT delivery_key, key FROM device_inbox WHERE delivery_key = ANY(\(again)::bigint[])
-                """, logger: self.logger) {
-                existing[try row.value(0, as: Int64.self)] = try row.value(1, as: Int64.self)
-            }
-            for index in held where sequences[index] == nil {
-                sequences[index] = items[index].logID.flatMap { existing[$0] }
+            for row in rows {
+                let index = Int(try row.value(0, as: Int64.self)) - 1
+                guard sequences.indices.contains(index) else { continue }
+                sequences[index] = try row.value(1, as: Int64?.self)
             }
             return sequences
         }

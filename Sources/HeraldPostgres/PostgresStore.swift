@@ -92,13 +92,22 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     /// Session settings sent at connect: the server ends a statement, a lock wait or an idle
     /// transaction that outlives the call's deadline (a node that gave up on a silent
     /// connection must not keep row locks there), and probes an idle client's socket, so a
-    /// session behind a middlebox that lost its state ends too.
+    /// session behind a middlebox that lost its state ends too; and the planner's costs
+    /// (``plannerSettings``).
     static func serverSideTimeouts(_ callTimeout: Duration) -> [(String, String)] {
         let milliseconds = String(callTimeout.wholeMilliseconds)
         return [("statement_timeout", milliseconds), ("lock_timeout", milliseconds),
                 ("idle_in_transaction_session_timeout", milliseconds),
                 ("tcp_keepalives_idle", "5"), ("tcp_keepalives_interval", "2"), ("tcp_keepalives_count", "3")]
+            + plannerSettings
     }
+
+    /// How this node's sessions cost plans. The rows Herald touches by key (a batch's outcomes,
+    /// inbox items, devices) are in memory, so an index lookup costs about a sequential read:
+    /// with PostgreSQL's default random_page_cost of 4, every batch of 500 outcomes on a fire log
+    /// of under about 100,000 rows hashed a scan of the whole log (O(log) per batch, measured at
+    /// 40 µs per occurrence in a 20,000 burst) instead of 500 index lookups.
+    static let plannerSettings = [("random_page_cost", "1.1")]
 
     /// Marks this node gone (at most a second's try: a node restarting under the same id need not
     /// wait out its own heartbeat) and closes the pool.

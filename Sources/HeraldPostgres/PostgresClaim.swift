@@ -1,0 +1,121 @@
+import Foundation
+import HeraldCore
+import HeraldStorage
+import Logging
+import PostgresNIO
+
+/// The read half of a claim: one statement, one round trip.
+///
+/// What is due is due by the database's clock, read in the same statement: a node whose clock
+/// runs ahead claims nothing early, and is told (``early``) when to look again by its own clock.
+/// Rows another node is claiming right now are skipped, not waited for: that node fires them. A
+/// cancel committed before this read is seen; one waiting on these row locks runs after the
+/// commit and finds the notification gone or advanced.
+struct ClaimRead {
+    /// The due rows, locked until the claim's transaction ends: ``PostgresStore/notificationColumns``,
+    /// the key, the generation, then ``PostgresStore/deviceColumns``.
+    var rows: [PostgresRandomAccessRow]
+    /// Now by the database's clock, in milliseconds.
+    var databaseNow: Int64
+    /// The soonest instant due by the caller's `until` but not yet by the database's clock.
+    var early: Int64?
+
+    /// Where the statement's three trailing columns start: after the due row's columns.
+    static let trailer = PostgresStore.notificationColumnCount + 2 + PostgresStore.deviceColumnCount
+
+    /// - Parameters:
+    ///   - until: due by this instant of the caller's clock (its batch window's end).
+    ///   - firedAt: the caller's now; `until - firedAt` is the window, added to the database's now.
+    ///   - byCaller: `until` as it is, for tests that move time by hand (``PostgresStore/DueClock/caller``).
+    static func run(on connection: PostgresConnection, until: Int64, firedAt: Int64, limit: Int, byCaller: Bool,
+                    logger: Logger) async throws -> ClaimRead {
+        let window = max(0, until - firedAt)
+        // One row even when nothing is due (the LEFT JOIN), so the clock and the probe always
+        // come back. The due rows are picked and locked in the due index's order before their
+        // devices are joined: joining first made PostgreSQL join and sort every due row, not
+        // just the batch. (A notification's device cannot go while the row is locked: deleting
+        // a device deletes its notifications, which waits for this lock.)
+        let rows = try await connection.rows("""
+            WITH bound AS MATERIALIZED (
+                SELECT now, due_by, (SELECT min(next_fire_at) FROM notification
+                                     WHERE next_fire_at > due_by AND next_fire_at <= \(until)::bigint) AS early
+                FROM (SELECT now, CASE WHEN \(byCaller) THEN \(until)::bigint ELSE least(\(until)::bigint, now + \(window)) END
+                          AS due_by
+                      FROM (SELECT \(unescaped: PostgresStore.databaseNow) AS now) AS clock) AS clocked
+            ), due AS MATERIALIZED (
+                SELECT \(unescaped: PostgresStore.notificationColumns), n.key, n.generation
+                FROM notification n
+                WHERE n.next_fire_at <= (SELECT due_by FROM bound) ORDER BY n.next_fire_at LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED
+            )
+            SELECT \(unescaped: PostgresStore.notificationColumns), n.key, n.generation, \(unescaped: PostgresStore.deviceColumns),
+                b.now, b.early
+            FROM bound b LEFT JOIN (due n JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id) ON true
+            ORDER BY n.next_fire_at
+            """, logger: logger)
+        guard let first = rows.first else { throw ClaimReadEmpty() }
+        let due = try first.value(PostgresStore.notificationColumnCount, as: Int64?.self) == nil ? [] : rows
+        return ClaimRead(rows: due, databaseNow: try first.value(trailer, as: Int64.self),
+                         early: try first.value(trailer + 1, as: Int64?.self))
+    }
+}
+
+/// The claim's statement came back without its one row: it cannot, but a claim must not guess.
+struct ClaimReadEmpty: Error {}
+
+/// The write half of a claim: one statement, one round trip, however many rows. Data-modifying
+/// CTEs insert the fire log (the unique occurrence key refuses a second firing: only rows
+/// inserted come back), advance the repeating notifications, delete the others, and send the
+/// arming word with `pg_notify` (delivered only if the transaction commits).
+struct ClaimWrite {
+    var log = FireLogBatch()
+    var advanced: (keys: [Int64], indexes: [Int64], fireAts: [Int64]) = ([], [], [])
+    var removed: [Int64] = []
+    /// `NOTIFY herald_armed` payloads (``PostgresStore/armingPayloads(node:instants:)``).
+    var payloads: [String] = []
+
+    var isEmpty: Bool { log.isEmpty && advanced.keys.isEmpty && removed.isEmpty && payloads.isEmpty }
+
+    mutating func advance(_ key: Int64, to next: ClaimStep.Next) {
+        advanced.keys.append(key)
+        advanced.indexes.append(Int64(next.index))
+        advanced.fireAts.append(next.entry.fireAt)
+    }
+
+    /// Runs the statement; returns the fire log id of each notification whose firing was logged.
+    func run(on connection: PostgresConnection, firedAt: Int64, node: String,
+             logger: Logger) async throws -> [Int64: Int64] {
+        let rows = try await connection.rows("""
+            WITH logged AS (
+                INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
+                    late, missed, channel, outcome, content, notification_key, generation, occurrence_index, claimed_by)
+                SELECT o, a, d, i, s, \(firedAt), l, m, 'pending', 'pending', c, k, g, x, \(node)
+                FROM unnest(\(log.occurrenceIDs)::text[], \(log.appIDs)::text[], \(log.deviceIDs)::text[],
+                    \(log.notificationIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
+                    \(log.missed)::bigint[], \(log.contents)::text[], \(log.notificationKeys)::bigint[],
+                    \(log.generations)::bigint[], \(log.indexes)::bigint[]) AS u(o, a, d, i, s, l, m, c, k, g, x)
+                ON CONFLICT DO NOTHING
+                RETURNING key, notification_key
+            ), advanced AS (
+                UPDATE notification AS n SET next_index = u.i, next_fire_at = u.f
+                FROM unnest(\(advanced.keys)::bigint[], \(advanced.indexes)::bigint[], \(advanced.fireAts)::bigint[])
+                    AS u(k, i, f)
+                WHERE n.key = ANY(\(advanced.keys)::bigint[]) AND n.key = u.k
+            ), removed AS (
+                DELETE FROM notification WHERE key = ANY(\(removed)::bigint[])
+            ), notified AS MATERIALIZED (
+                SELECT pg_notify(\(PostgresStore.armingChannel), p) FROM unnest(\(payloads)::text[]) AS p
+            )
+            SELECT key, notification_key FROM logged
+            UNION ALL
+            SELECT NULL::bigint, NULL::bigint FROM notified
+            """, logger: logger)
+        var logIDs: [Int64: Int64] = [:]
+        logIDs.reserveCapacity(rows.count)
+        for row in rows {
+            guard let key = try row.value(0, as: Int64?.self) else { continue }
+            logIDs[try row.value(1, as: Int64.self)] = key
+        }
+        return logIDs
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import HeraldCore
+import HeraldPostgres
+import HeraldStorage
+import HeraldTestSupport
+import Logging
+import Synchronization
+import Testing
+
+// The claim as two statements (read, then write) and the inbox without a foreign key: the rules
+// they must keep (DESIGN.md, "A claim, not a read then a write"; "Leases are fenced and on one
+// clock").
+@Suite("PostgreSQL: the claim's statements keep the firing rules", .serialized)
+struct PostgresClaimTests {
+    static let app = "com.example.claim"
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    static let fixtures = StoreFixtures(app: app, start: start)
+
+    static var logger: Logger {
+        var logger = Logger(label: "herald.test.claim")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    /// A node on a fresh database with one app and devices d0 and d1.
+    static func node(_ name: String = "node-a", on server: PostgresServer, database: String, create: Bool = true,
+                     dueClock: PostgresStore.DueClock = .caller) async throws -> PostgresStore {
+        if create { try server.createDatabase(database) }
+        let store = try await PostgresStore.open(try PostgresLocation(url: server.url(database: database)), nodeID: name,
+                                                 poolSize: 4, dueClock: dueClock, logger: logger)
+        if create {
+            _ = try await store.saveApp(App(id: app))
+            for device in ["d0", "d1"] {
+                _ = try await store.saveDevice(Device(appID: app, id: device, timeZone: "UTC"), now: start)
+            }
+        }
+        return store
+    }
+
+    static func everyMinute(_ id: String, at offset: TimeInterval) -> LocalNotification {
+        var notification = fixtures.oneShot(id, at: offset)
+        notification.repeatRule = RepeatRule(unit: .minute)
+        return notification
+    }
+
+    static func claim(_ store: PostgresStore, until: Date, firedAt: Date) async throws -> FiringClaim {
+        try await store.claimDue(until: until, firedAt: firedAt, limit: 50) { due in
+            due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: firedAt, lateAfter: 1)
+        }
+    }
+
+    @Test("A node whose clock runs 2 s ahead of the database's claims nothing early, and is told when to look again")
+    func clockAhead() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let store = try await Self.node(on: server, database: "ahead", dueClock: .database)
+        // Due in 2 s by the database's clock (the same machine's); the node believes it is due now.
+        let due = Date().addingTimeInterval(2)
+        var notification = Self.fixtures.oneShot("soon", at: 0)
+        notification.fireDate = .instant(due)
+        notification.nextFireDate = due
+        _ = try await store.schedule(notification, now: Date())
+        let early = try await Self.claim(store, until: due, firedAt: due)
+        #expect(early.fired.isEmpty)
+        #expect(try server.query("SELECT count(*) FROM notification", database: "ahead") == [["1"]])
+        // When the database's clock reaches the instant, by this node's clock: about 2 s after it.
+        let lookAgain = try #require(early.armed.first { $0.key == -1 })
+        let ahead = lookAgain.fireAt - due.millisecondsSince1970
+        #expect(ahead > 1_500 && ahead < 2_500, "look again \(ahead) ms after the node's instant")
+
+        try await Task.sleep(for: .milliseconds(max(0, Int(due.timeIntervalSinceNow * 1000)) + 50))
+        let now = Date()
+        let fired = try await Self.claim(store, until: now, firedAt: now)
+        #expect(fired.fired.map(\.occurrence.id) == ["soon#0"])
+        #expect(try server.query("SELECT count(*) FROM notification", database: "ahead") == [["0"]])
+        await store.close()
+    }
+
+    @Test("A claim that advances a repeating notification tells the other nodes its next instant")
+    func claimAnnouncesAdvances() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let a = try await Self.node(on: server, database: "announce")
+        let b = try await Self.node("node-b", on: server, database: "announce", create: false)
+        let heard = Mutex<[Int64]>([])
+        let listener = Task { try await b.listenForArming { instants in heard.withLock { $0 += instants } } }
+        var ready = false
+        for attempt in 0..<100 where !ready {
+            _ = try await a.schedule(Self.fixtures.oneShot("probe-\(attempt)", device: "d1", at: 86_400 + Double(attempt)),
+                                     now: Self.start)
+            try await Task.sleep(for: .milliseconds(50))
+            ready = !heard.withLock { $0 }.isEmpty
+        }
+        #expect(ready, "the listener never heard a write")
+        _ = try await a.schedule(Self.everyMinute("tick", at: 10), now: Self.start)
+        try await Task.sleep(for: .milliseconds(100))
+        heard.withLock { $0 = [] }
+
+        let at = Self.start.addingTimeInterval(10)
+        let claim = try await Self.claim(a, until: at, firedAt: at)
+        #expect(claim.fired.map(\.occurrence.id) == ["tick#0"])
+        let next = at.addingTimeInterval(60).millisecondsSince1970
+        #expect(claim.armed.map(\.fireAt) == [next])
+        var got: [Int64] = []
+        for _ in 0..<100 {
+            got = heard.withLock { $0 }
+            if got.contains(next) { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(got == [next])
+        listener.cancel()
+        _ = await listener.result
+        await a.close()
+        await b.close()
+    }
+
+    @Test("The fire log refuses a second firing of an occurrence, even when its notification comes due again for it")
+    func secondFiringRefused() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let store = try await Self.node(on: server, database: "twice")
+        _ = try await store.schedule(Self.everyMinute("tick", at: 10), now: Self.start)
+        let at = Self.start.addingTimeInterval(10)
+        #expect(try await Self.claim(store, until: at, firedAt: at).fired.map(\.occurrence.id) == ["tick#0"])
+        // As if the advance were lost: occurrence 0 is due again.
+        _ = try server.query("UPDATE notification SET next_index = 0, next_fire_at = \(at.millisecondsSince1970)",
+                             database: "twice")
+        let again = try await Self.claim(store, until: at, firedAt: at)
+        #expect(again.fired.isEmpty)
+        #expect(try server.query("SELECT count(*) FROM delivery", database: "twice") == [["1"]])
+        #expect(try server.query("SELECT next_index FROM notification", database: "twice") == [["1"]])
+        await store.close()
+    }
+
+    @Test("Deleting a device, or its app, removes the device's inbox items; the other devices keep theirs")
+    func inboxGoesWithItsDevice() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let store = try await Self.node(on: server, database: "gone")
+        _ = try await store.saveApp(App(id: "com.example.other"))
+        _ = try await store.saveDevice(Device(appID: "com.example.other", id: "d0", timeZone: "UTC"), now: Self.start)
+        let items = [(Self.app, "d0"), (Self.app, "d1"), ("com.example.other", "d0")].map { app, device in
+            InboxItem(occurrence: Occurrence(appID: app, deviceID: device, notificationID: "n", index: 0,
+                                             scheduledFor: Self.start, late: false, missed: 0),
+                      content: NotificationContent(alert: .init(body: "hi")), firedAt: Self.start)
+        }
+        #expect(try await store.holdInInbox(items).allSatisfy { $0 != nil })
+        #expect(try await store.deleteDevice(appID: Self.app, id: "d0"))
+        let left = "SELECT app_id || '/' || device_id FROM device_inbox ORDER BY 1"
+        #expect(try server.query(left, database: "gone") == [["\(Self.app)/d1"], ["com.example.other/d0"]])
+        #expect(try await store.deleteApp(id: "com.example.other"))
+        #expect(try server.query(left, database: "gone") == [["\(Self.app)/d1"]])
+        // A device that is gone has nobody to hold anything for.
+        #expect(try await store.holdInInbox([items[0]]) == [nil])
+        await store.close()
+    }
+}
