@@ -13,53 +13,91 @@ extension SQLiteStore {
             // before it is seen here, one committed after it finds the notification advanced.
             // CROSS JOIN keeps notifications the outer loop, so the scan walks notification_due
             // in instant order and stops at the limit instead of sorting everything due.
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.notificationColumns), n.key, n.generation, \(Self.deviceColumnsAliased)
                 FROM notification n CROSS JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id
                 WHERE n.next_fire_at <= ? ORDER BY n.next_fire_at LIMIT ?
-                """, arguments: [untilMilliseconds, limit])
-            let advance = try db.cachedStatement(sql: "UPDATE notification SET next_index = ?, next_fire_at = ? WHERE key = ?")
-            let remove = try db.cachedStatement(sql: "DELETE FROM notification WHERE key = ?")
-            let log = try db.cachedStatement(sql: """
-                INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
-                    missed, channel, outcome, content, notification_key, generation, occurrence_index)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 'pending', ?, ?, ?, ?)
-                ON CONFLICT DO NOTHING
-                """)
+                """), arguments: [untilMilliseconds, limit])
             var claim = FiringClaim(fired: [], armed: [], more: rows.count == limit)
+            var log: [[DatabaseValue]] = []
+            var candidates: [Int64: FiredOccurrence] = [:]
+            var advanced: [[DatabaseValue]] = []
+            var removed: [[DatabaseValue]] = []
+            // A burst fires many notifications of one device: its row is decoded once.
+            var devices: [String: Device] = [:]
             for row in rows {
                 let key: Int64 = row[Self.notificationColumnCount]
                 let generation: Int64 = row[Self.notificationColumnCount + 1]
-                let device = try Self.device(from: row, offset: Self.notificationColumnCount + 2)
+                let appID: String = row[0], deviceID: String = row[1]
+                let deviceKey = appID + "\u{0}" + deviceID
+                let device = try devices[deviceKey] ?? Self.device(from: row, offset: Self.notificationColumnCount + 2)
+                devices[deviceKey] = device
                 let due = DueNotification(key: key, notificationID: row[2], schedule: try Self.schedule(from: row),
                                           nextIndex: row[10], nextFireDate: Date(millisecondsSince1970: row[11]),
                                           device: device)
                 let step = ClaimStep(decide(due), for: due)
                 if let occurrence = step.firing {
                     // The stored text as it is, not decoded here: the log keeps exactly what was
-                    // scheduled, and whoever delivers it decodes it, off the writer.
+                    // scheduled, and whoever delivers it decodes it, off the writer. Fired at its
+                    // instant when claimed early: the engine holds it until then.
                     let content: String = row[9]
-                    try log.execute(arguments: [
-                        occurrence.id, occurrence.appID, occurrence.deviceID, occurrence.notificationID,
-                        occurrence.scheduledFor.millisecondsSince1970, firedAt.millisecondsSince1970, occurrence.late,
-                        occurrence.missed, content, key, generation, occurrence.index,
+                    let handedOverAt = max(firedAt, occurrence.scheduledFor)
+                    log.append([
+                        occurrence.id.databaseValue, occurrence.appID.databaseValue, occurrence.deviceID.databaseValue,
+                        occurrence.notificationID.databaseValue, occurrence.scheduledFor.millisecondsSince1970.databaseValue,
+                        handedOverAt.millisecondsSince1970.databaseValue, occurrence.late.databaseValue,
+                        occurrence.missed.databaseValue, content.databaseValue, key.databaseValue,
+                        generation.databaseValue, occurrence.index.databaseValue,
                     ])
-                    // The unique occurrence refused a second firing: nothing to hand over again.
-                    if db.changesCount > 0 {
-                        claim.fired.append(FiredOccurrence(logID: db.lastInsertedRowID, occurrence: occurrence,
-                                                           contentJSON: content, device: device, firedAt: firedAt))
-                    }
+                    candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
+                                                      firedAt: handedOverAt)
                 }
                 if let next = step.next {
-                    try advance.execute(arguments: [next.index, next.entry.fireAt, key])
+                    advanced.append([key.databaseValue, next.index.databaseValue, next.entry.fireAt.databaseValue])
                     claim.armed.append(next.entry)
                 } else {
-                    try remove.execute(arguments: [key])
+                    removed.append([key.databaseValue])
                 }
             }
+            // The unique occurrence refuses a second firing: only rows inserted come back, and
+            // only those are handed over.
+            try Self.fireLogInsert.execute(log, in: db) { row in
+                let notificationKey: Int64 = row[1]
+                guard var fired = candidates.removeValue(forKey: notificationKey) else { return }
+                fired.logID = row[0]
+                claim.fired.append(fired)
+            }
+            claim.fired.sort { ($0.logID ?? 0) < ($1.logID ?? 0) }
+            try Self.notificationAdvance.execute(advanced, in: db)
+            try Self.notificationRemoval.execute(removed, in: db)
             return claim
         }
     }
+
+    /// A claim's fire-log rows, pending until the dispatcher stores their outcomes.
+    static let fireLogInsert = SQLiteMultiRow(sql: { values in
+        """
+        INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late, missed,
+            content, notification_key, generation, occurrence_index, channel, outcome)
+        SELECT *, 'pending', 'pending' FROM (VALUES \(values))
+        WHERE true
+        ON CONFLICT DO NOTHING
+        RETURNING key, notification_key
+        """
+    }, columns: 12)
+
+    /// Repeating notifications moved on to their next occurrence: (key, index, instant) rows.
+    static let notificationAdvance = SQLiteMultiRow(sql: { values in
+        """
+        UPDATE notification SET next_index = v.column2, next_fire_at = v.column3
+        FROM (VALUES \(values)) AS v WHERE notification.key = v.column1
+        """
+    }, columns: 3)
+
+    /// One-shots (and repeating ones that ended) removed.
+    static let notificationRemoval = SQLiteMultiRow(sql: { values in
+        "DELETE FROM notification WHERE key IN (VALUES \(values))"
+    }, columns: 1)
 
     public func unfinishedFirings() async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
         try await pool.read { db in

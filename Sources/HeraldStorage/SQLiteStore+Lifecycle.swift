@@ -62,39 +62,57 @@ extension SQLiteStore {
         guard !items.isEmpty else { return [] }
         let rows = try items.map { ($0, try $0.storedContent ?? String(decoding: Self.encoder.encode($0.content), as: UTF8.self)) }
         return try await pool.write { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO device_inbox (app_id, device_id, occurrence_id, notification_id, scheduled_for, fired_at,
-                    late, missed, content, delivery_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT DO NOTHING
-                """)
             let exists = try db.cachedStatement(sql: "SELECT 1 FROM device WHERE app_id = ? AND id = ?")
             var devices: [String: Bool] = [:]
-            var sequences: [Int64?] = []
-            for (item, content) in rows {
+            var sequences = [Int64?](repeating: nil, count: items.count)
+            // A firing's item is found again by its fire-log key; the others are inserted alone.
+            var firings: [[DatabaseValue]] = []
+            var positions: [Int64: Int] = [:]
+            for (index, (item, content)) in rows.enumerated() {
                 let occurrence = item.occurrence
                 // A device deleted meanwhile has nobody to hold anything for.
                 let deviceKey = occurrence.appID + "\u{0}" + occurrence.deviceID
                 if devices[deviceKey] == nil {
                     devices[deviceKey] = try Bool.fetchOne(exists, arguments: [occurrence.appID, occurrence.deviceID]) ?? false
                 }
-                guard devices[deviceKey] == true else {
-                    sequences.append(nil)
-                    continue
-                }
-                try insert.execute(arguments: [occurrence.appID, occurrence.deviceID, occurrence.id, occurrence.notificationID,
-                                               occurrence.scheduledFor.millisecondsSince1970, item.firedAt.millisecondsSince1970,
-                                               occurrence.late, occurrence.missed, content, item.logID])
-                if db.changesCount > 0 {
-                    sequences.append(db.lastInsertedRowID)
+                guard devices[deviceKey] == true else { continue }
+                let values = [
+                    occurrence.appID.databaseValue, occurrence.deviceID.databaseValue, occurrence.id.databaseValue,
+                    occurrence.notificationID.databaseValue, occurrence.scheduledFor.millisecondsSince1970.databaseValue,
+                    item.firedAt.millisecondsSince1970.databaseValue, occurrence.late.databaseValue,
+                    occurrence.missed.databaseValue, content.databaseValue, item.logID.databaseValue,
+                ]
+                if let logID = item.logID {
+                    firings.append(values)
+                    positions[logID] = index
                 } else {
-                    // Held before (a firing handed over again): the same item, the same id.
-                    sequences.append(try Int64.fetchOne(db, sql: "SELECT key FROM device_inbox WHERE delivery_key = ?",
-                                                        arguments: [item.logID]))
+                    try Self.inboxInsert.execute([values], in: db) { sequences[index] = $0[0] }
                 }
+            }
+            try Self.inboxInsert.execute(firings, in: db) { row in
+                let logID: Int64 = row[1]
+                if let index = positions[logID] { sequences[index] = row[0] }
+            }
+            for (logID, index) in positions where sequences[index] == nil {
+                // Held before (a firing handed over again): the same item, the same id.
+                sequences[index] = try Int64.fetchOne(db, sql: "SELECT key FROM device_inbox WHERE delivery_key = ?",
+                                                      arguments: [logID])
             }
             return sequences
         }
     }
+
+    /// Inbox items: (app, device, occurrence, notification, instant, fired at, late, missed,
+    /// content, fire-log key) rows; an item already held for its firing is left as it is.
+    static let inboxInsert = SQLiteMultiRow(sql: { values in
+        """
+        INSERT INTO device_inbox (app_id, device_id, occurrence_id, notification_id, scheduled_for, fired_at, late,
+            missed, content, delivery_key)
+        SELECT * FROM (VALUES \(values)) WHERE true
+        ON CONFLICT DO NOTHING
+        RETURNING key, delivery_key
+        """
+    }, columns: 10)
 
     /// Records a wake push unless `perHour` were already sent in the last hour. Returns whether
     /// this one may go.

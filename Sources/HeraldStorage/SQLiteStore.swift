@@ -358,16 +358,21 @@ public final class SQLiteStore: HeraldStore {
         try await pool.write { db in try Self.complete(outcomes, db) }
     }
 
+    /// Stores a batch's outcomes with one statement per chunk, not one per firing.
     static func complete(_ outcomes: [CompletedDelivery], _ db: Database) throws {
-        guard !outcomes.isEmpty else { return }
-        let update = try db.cachedStatement(sql: """
-            UPDATE delivery SET channel = ?, outcome = ?, apns_status = ?, apns_id = ? WHERE key = ?
-            """)
-        for completed in outcomes {
-            try update.execute(arguments: [completed.channel, completed.outcome, completed.apnsStatus,
-                                           completed.apnsID, completed.deliveryID])
-        }
+        try outcomeUpdate.execute(outcomes.map { completed in
+            [completed.deliveryID.databaseValue, completed.channel.databaseValue, completed.outcome.databaseValue,
+             completed.apnsStatus.databaseValue, completed.apnsID.databaseValue]
+        }, in: db)
     }
+
+    /// Outcomes by fire-log key: (key, channel, outcome, APNs status, apns-id) rows.
+    static let outcomeUpdate = SQLiteMultiRow(sql: { values in
+        """
+        UPDATE delivery SET channel = v.column2, outcome = v.column3, apns_status = v.column4, apns_id = v.column5
+        FROM (VALUES \(values)) AS v WHERE delivery.key = v.column1
+        """
+    }, columns: 5)
 
     // MARK: Tokens and feedback
 
