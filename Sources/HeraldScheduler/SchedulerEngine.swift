@@ -174,11 +174,7 @@ public actor SchedulerEngine: Service {
                              metadata: ["zone": "\(zone)"])
             }
             guard !claim.fired.isEmpty else { return 0 }
-            await dispatcher.enqueue(claim.fired)
-            // Counted by channel and outcome once delivered (the dispatcher); lateness now.
-            let late = claim.fired.map { max(0, now.timeIntervalSince($0.occurrence.scheduledFor)) }
-            for seconds in late { latenessTimer.recordNanoseconds(Int64(seconds * 1e9)) }
-            lateness.record(late)
+            await handOver(claim.fired)
             return claim.fired.count
         } catch is CancellationError {
             timers.insert(TimerEntry(fireAt: now.millisecondsSince1970, key: -1))
@@ -190,6 +186,31 @@ public actor SchedulerEngine: Service {
             logger.error("claiming a batch failed; retrying in 1 s", metadata: ["error": "\(error)"])
             timers.insert(TimerEntry(fireAt: now.millisecondsSince1970 + 1000, key: -1))
             return 0
+        }
+    }
+}
+
+extension SchedulerEngine {
+    /// Hands `fired` to the dispatcher, none before its instant.
+    ///
+    /// The batch window claims what is due in the next few milliseconds together; what was
+    /// claimed early waits here, in groups by instant, and goes when its instant comes. The wait
+    /// is not cut short by cancellation: it is at most the batch window, and the firings are
+    /// already committed.
+    func handOver(_ fired: [FiredOccurrence]) async {
+        let byInstant = Dictionary(grouping: fired) { $0.occurrence.scheduledFor }
+        let clock = self.clock
+        for instant in byInstant.keys.sorted() {
+            if instant > clock.now() {
+                await Task.detached { try? await clock.sleep(until: instant) }.value
+            }
+            let group = byInstant[instant]!
+            await dispatcher.enqueue(group)
+            // Counted by channel and outcome once delivered (the dispatcher); lateness now.
+            let handedOverAt = clock.now()
+            let late = group.map { max(0, handedOverAt.timeIntervalSince($0.occurrence.scheduledFor)) }
+            for seconds in late { latenessTimer.recordNanoseconds(Int64(seconds * 1e9)) }
+            lateness.record(late)
         }
     }
 }
