@@ -319,8 +319,8 @@ struct WatchedDeliveryStore: DeliveryStore {
 ///
 /// On a database prepared through the real `SQLiteStore` (Herald's tables and indexes, the same
 /// one-shots), closed before the loop opens it with one connection set as Herald's writer (WAL,
-/// `synchronous = NORMAL`, a 64 MiB page cache, auto-checkpoint at 16,384 pages, foreign keys on),
-/// it repeats, with prepared statements, one `BEGIN IMMEDIATE … COMMIT` per batch:
+/// `synchronous = NORMAL`, a 64 MiB page cache, auto-checkpoint at 16,384 pages, foreign keys on)
+/// and its WAL emptied into the database first (`wal_checkpoint(TRUNCATE)`, untimed), it repeats, with prepared statements, one `BEGIN IMMEDIATE … COMMIT` per batch:
 /// 1. read the next 1,000 due rows by fire time (`SELECT key, app_id, device_id, id, content,
 ///    generation, next_index, next_fire_at FROM notification WHERE next_fire_at <= ? ORDER BY
 ///    next_fire_at LIMIT 1000`, walking the `notification_due` index), copying each into Swift
@@ -355,6 +355,9 @@ enum BareBurstLoop {
                        "foreign_keys = ON"] {
             try database.execute("PRAGMA \(pragma)")
         }
+        // Start, as Herald's side does after its lead time, with the preparation's WAL copied
+        // into the database, so the loop's checkpoints copy only its own frames.
+        try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         let counter = counted ? SQLiteWriteCounter() : nil
         counter?.install(on: database.connection, role: .writer)
         let select = try database.prepare("""
@@ -369,6 +372,7 @@ enum BareBurstLoop {
             """)
         let remove = try database.prepare("DELETE FROM notification WHERE key = ?")
         let watch = counted ? CheckpointWatch(databasePath: path) : nil
+        let indexBefore = counted ? WALIndexReading(path: path + "-shm") : nil
 
         let stopwatch = Stopwatch()
         var fired = 0
@@ -399,9 +403,11 @@ enum BareBurstLoop {
         let seconds = stopwatch.seconds
         let counts = counter?.counts
         let checkpoints = await watch?.stop() ?? 0
-        if let counts, checkpoints == 0, let size = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int {
-            // The loop started on a fresh WAL: with no checkpoint since, its size gives the frames written.
-            progress("sqlite-burst: bare loop's WAL holds \(Format.grouped((size - 32) / (4096 + 24))) frames of 4 KiB; "
+        if let counts, checkpoints == 0, let before = indexBefore, let after = WALIndexReading(path: path + "-shm") {
+            // A cross-check of the counted pages: with no checkpoint, the WAL grew by every frame
+            // the loop wrote (or, restarted once at its first commit, holds only those).
+            let frames = after.salt == before.salt ? Int(after.maxFrame) - Int(before.maxFrame) : Int(after.maxFrame)
+            progress("sqlite-burst: bare loop's WAL index gained \(Format.grouped(frames)) frames; "
                      + "counted \(Format.grouped(counts.pagesWritten)) pages written")
         }
         guard fired == count else {
