@@ -62,20 +62,23 @@ extension SQLiteStore {
         guard !items.isEmpty else { return [] }
         let rows = try items.map { ($0, try $0.storedContent ?? String(decoding: Self.encoder.encode($0.content), as: UTF8.self)) }
         return try await pool.write { db in
-            let exists = try db.cachedStatement(sql: "SELECT 1 FROM device WHERE app_id = ? AND id = ?")
-            var devices: [String: Bool] = [:]
+            // A device deleted meanwhile has nobody to hold anything for: one read for the batch.
+            var devices: Set<String> = []
+            let asked = Set(items.map { $0.occurrence.appID + "\u{0}" + $0.occurrence.deviceID })
+            try Self.devicesPresent.execute(asked.map { key in
+                let parts = key.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
+                return [String(parts[0]).databaseValue, String(parts[1]).databaseValue]
+            }, in: db) { row in
+                let appID: String = row[0], deviceID: String = row[1]
+                devices.insert(appID + "\u{0}" + deviceID)
+            }
             var sequences = [Int64?](repeating: nil, count: items.count)
             // A firing's item is found again by its fire-log key; the others are inserted alone.
             var firings: [[DatabaseValue]] = []
             var positions: [Int64: Int] = [:]
             for (index, (item, content)) in rows.enumerated() {
                 let occurrence = item.occurrence
-                // A device deleted meanwhile has nobody to hold anything for.
-                let deviceKey = occurrence.appID + "\u{0}" + occurrence.deviceID
-                if devices[deviceKey] == nil {
-                    devices[deviceKey] = try Bool.fetchOne(exists, arguments: [occurrence.appID, occurrence.deviceID]) ?? false
-                }
-                guard devices[deviceKey] == true else { continue }
+                guard devices.contains(occurrence.appID + "\u{0}" + occurrence.deviceID) else { continue }
                 let values = [
                     occurrence.appID.databaseValue, occurrence.deviceID.databaseValue, occurrence.id.databaseValue,
                     occurrence.notificationID.databaseValue, occurrence.scheduledFor.millisecondsSince1970.databaseValue,
@@ -101,6 +104,11 @@ extension SQLiteStore {
             return sequences
         }
     }
+
+    /// The devices among (app, device) rows that exist.
+    static let devicesPresent = SQLiteMultiRow(sql: { values in
+        "SELECT app_id, id FROM device WHERE (app_id, id) IN (VALUES \(values))"
+    }, columns: 2)
 
     /// Inbox items: (app, device, occurrence, notification, instant, fired at, late, missed,
     /// content, fire-log key) rows; an item already held for its firing is left as it is.
