@@ -96,4 +96,12 @@ static inline const char *herald_OSSL_PKEY_PARAM_EC_PUB_Y(void) { return OSSL_PK
 /// The P-256 group's OpenSSL name, "prime256v1", as a static string for OSSL_PARAM_BLD.
 static inline const char *herald_P256_GROUP_NAME(void) { return SN_X9_62_prime256v1; }
 
+/// Client session resumption: OpenSSL hands each new session to our callback and keeps no
+/// copy of its own (the Swift TLSSessionCache owns what it stores).
+static inline long herald_SSL_CTX_enable_client_session_callback(SSL_CTX *ctx) {
+    return SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+}
+static inline int herald_SSL_set_app_data(SSL *ssl, void *data) { return SSL_set_app_data(ssl, data); }
+static inline void *herald_SSL_get_app_data(const SSL *ssl) { return SSL_get_app_data(ssl); }
+
 #endif

@@ -33,7 +33,9 @@ public final class HTTP2ClientConnection: Sendable {
                                loops: HTTP2EventLoops? = nil) async throws -> HTTP2ClientConnection {
         let loop = loops?.next() ?? EventLoop(name: "h2-client \(host):\(port)")
         let shared = HTTP2ClientSharedState()
-        let channel = HTTP2ClientChannel(loop: loop, tlsContext: tls.context, options: options, connectTimeout: timeout,
+        // A view of the shared context that knows the server, so its TLS session can be resumed.
+        let tlsContext = tls.context.forPeer(host: host, port: port)
+        let channel = HTTP2ClientChannel(loop: loop, tlsContext: tlsContext, options: options, connectTimeout: timeout,
                                          shared: shared, stopsLoopOnClose: loops == nil)
         let connection = HTTP2ClientConnection(host: host, port: port, loop: loop, channel: channel, shared: shared)
         let serverName = tls.configuration.serverName ?? host

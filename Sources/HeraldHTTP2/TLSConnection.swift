@@ -14,6 +14,12 @@ final class TLSConnection {
     /// Ciphertext produced by OpenSSL, to be sent. Owned by `ssl`.
     private let networkOut: OpaquePointer
     private let expectedHost: String?
+    /// Client side: which cached session this connection may offer and where the server's new
+    /// sessions go; nil (server side, or a context without a peer address) means neither.
+    private let sessionKey: TLSSessionCache.Key?
+    /// Whether a cached session went into the ClientHello.
+    private(set) var offeredSession = false
+    private var handshakeFinished = false
 
     enum HandshakeState {
         case complete
@@ -44,6 +50,11 @@ final class TLSConnection {
         self.networkOut = output
         self.context = context
         self.expectedHost = serverName
+        if !context.isServer, context.sessionCache != nil, let address = context.peerAddress {
+            sessionKey = TLSSessionCache.Key(address: address, serverName: serverName ?? "")
+        } else {
+            sessionKey = nil
+        }
 
         if context.isServer {
             SSL_set_accept_state(ssl)
@@ -62,10 +73,39 @@ final class TLSConnection {
                     }
                 }
             }
+            offerCachedSession()
         }
     }
 
     deinit { SSL_free(ssl) }
+
+    /// Client side: lets the session callback find this connection, and offers the session the
+    /// cache holds for exactly this address and server name. The SSL_CTX, and with it the trust
+    /// roots and verification mode, is the one the session was verified under; OpenSSL keeps the
+    /// verified peer chain in the session.
+    private func offerCachedSession() {
+        guard let sessionKey, let cache = context.sessionCache else { return }
+        // `ssl` never outlives `self` (deinit frees it), so the unretained pointer stays valid.
+        _ = herald_SSL_set_app_data(ssl, Unmanaged.passUnretained(self).toOpaque())
+        guard let session = cache.sessionToOffer(for: sessionKey) else { return }
+        if SSL_set_session(ssl, session) == 1 {
+            offeredSession = true
+        } else {
+            ERR_clear_error()  // an unusable session only costs the full handshake
+        }
+        SSL_SESSION_free(session)  // SSL_set_session took its own reference
+    }
+
+    /// Called from OpenSSL's new-session callback (during the handshake, or while reading a
+    /// TLS 1.3 NewSessionTicket). True: the cache took over the session's reference.
+    func sessionReceived(_ session: OpaquePointer) -> Bool {
+        guard let sessionKey, let cache = context.sessionCache else { return false }
+        cache.store(session, for: sessionKey)
+        return true
+    }
+
+    /// Whether the completed handshake resumed an earlier session (no certificate exchange).
+    var resumedSession: Bool { SSL_session_reused(ssl) == 1 }
 
     /// Hands ciphertext received from the socket to OpenSSL.
     func feed(_ bytes: UnsafeRawBufferPointer) {
@@ -76,7 +116,13 @@ final class TLSConnection {
     func handshake() -> HandshakeState {
         ERR_clear_error()
         let rc = SSL_do_handshake(ssl)
-        if rc == 1 { return .complete }
+        if rc == 1 {
+            if !handshakeFinished {
+                handshakeFinished = true
+                if sessionKey != nil { context.sessionCache?.recordHandshake(resumed: resumedSession) }
+            }
+            return .complete
+        }
         let error = SSL_get_error(ssl, rc)
         if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return .inProgress }
         return .failed(.tls(handshakeFailureMessage()))

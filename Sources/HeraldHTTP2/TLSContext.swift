@@ -6,12 +6,20 @@ import Glibc
 /// Owns one SSL_CTX: the shareable part of TLS (trust store, identity, ALPN policy). OpenSSL
 /// allows concurrent use of a configured SSL_CTX, hence `@unchecked Sendable`; it is never
 /// mutated after init.
+///
+/// A client context also owns the session cache its connections resume from; `forPeer(host:port:)`
+/// gives a connection a view of the same SSL_CTX and cache that knows which server it dials.
 final class TLSContext: @unchecked Sendable {
     let pointer: OpaquePointer
     let isServer: Bool
     /// ALPN protocols in wire format (length-prefixed), kept alive for the select callback.
     let alpnWire: [UInt8]
     let verifyPeer: Bool
+    /// Client only: the latest resumable session per server, shared by every view of this context.
+    let sessionCache: TLSSessionCache?
+    /// Client views only: the "host:port" their connections dial, part of the session key.
+    /// Without it a connection neither offers nor stores sessions.
+    let peerAddress: String?
 
     init(client configuration: TLSConfiguration) throws(HTTP2Error) {
         guard let ctx = SSL_CTX_new(TLS_client_method()) else {
@@ -21,6 +29,8 @@ final class TLSContext: @unchecked Sendable {
         isServer = false
         verifyPeer = configuration.verifyPeer
         alpnWire = TLSContext.wireFormat(configuration.alpnProtocols)
+        sessionCache = TLSSessionCache()
+        peerAddress = nil
         try applyCommon(minimumVersion: configuration.minimumVersion)
 
         switch configuration.trustRoots {
@@ -53,6 +63,35 @@ final class TLSContext: @unchecked Sendable {
         guard !alpnWire.isEmpty else { throw .invalidConfiguration("ALPN protocol list is empty") }
         let rc = alpnWire.withUnsafeBufferPointer { SSL_CTX_set_alpn_protos(ctx, $0.baseAddress, UInt32($0.count)) }
         guard rc == 0 else { throw .tls("cannot set ALPN protocols: \(TLSContext.drainErrors())") }
+
+        // Session resumption: OpenSSL hands every new session (with TLS 1.3, each NewSessionTicket
+        // after the handshake) to this callback instead of an internal cache. The connection it
+        // belongs to is the SSL's app data (see TLSConnection); returning 1 keeps the reference.
+        _ = herald_SSL_CTX_enable_client_session_callback(ctx)
+        SSL_CTX_sess_set_new_cb(ctx) { ssl, session in
+            guard let ssl, let session, let owner = herald_SSL_get_app_data(ssl) else { return 0 }
+            let connection = Unmanaged<TLSConnection>.fromOpaque(owner).takeUnretainedValue()
+            return connection.sessionReceived(session) ? 1 : 0
+        }
+    }
+
+    /// A client view for connections to `host:port`: the same SSL_CTX (one more reference) and
+    /// session cache, plus the address that scopes which sessions its connections offer.
+    private init(view base: TLSContext, peerAddress: String) {
+        SSL_CTX_up_ref(base.pointer)
+        pointer = base.pointer
+        isServer = base.isServer
+        alpnWire = base.alpnWire
+        verifyPeer = base.verifyPeer
+        sessionCache = base.sessionCache
+        self.peerAddress = peerAddress
+    }
+
+    /// The context for one client connection to `host:port`, so it can resume that server's session.
+    func forPeer(host: String, port: Int) -> TLSContext {
+        precondition(!isServer, "session resumption is client side")
+        let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        return TLSContext(view: self, peerAddress: address)
     }
 
     init(server configuration: TLSServerConfiguration) throws(HTTP2Error) {
@@ -63,8 +102,17 @@ final class TLSContext: @unchecked Sendable {
         isServer = true
         verifyPeer = configuration.clientCAFile != nil
         alpnWire = TLSContext.wireFormat(configuration.alpnProtocols)
+        sessionCache = nil
+        peerAddress = nil
         try applyCommon(minimumVersion: configuration.minimumVersion)
         try useIdentity(certificateFile: configuration.certificateFile, keyFile: configuration.keyFile)
+        // Clients resume with session tickets (OpenSSL's default for servers). A server that
+        // verifies client certificates must name a session ID context, or OpenSSL fails every
+        // handshake that tries to resume instead of falling back to a full one.
+        let sessionContext = Array("herald-h2".utf8)
+        guard SSL_CTX_set_session_id_context(ctx, sessionContext, UInt32(sessionContext.count)) == 1 else {
+            throw .tls("cannot set the session ID context: \(TLSContext.drainErrors())")
+        }
 
         if let caFile = configuration.clientCAFile {
             try TLSContext.requireReadable(caFile, what: "client CA file")
