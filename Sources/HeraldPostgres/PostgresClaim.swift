@@ -89,7 +89,7 @@ struct ClaimWrite {
             WITH logged AS (
                 INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
                     late, missed, channel, outcome, content, notification_key, generation, occurrence_index, claimed_by)
-                SELECT o, a, d, i, s, \(firedAt), l, m, 'pending', 'pending', c, k, g, x, \(node)
+                SELECT o, a, d, i, s, greatest(\(firedAt), s), l, m, 'pending', 'pending', c, k, g, x, \(node)
                 FROM unnest(\(log.occurrenceIDs)::text[], \(log.appIDs)::text[], \(log.deviceIDs)::text[],
                     \(log.notificationIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
                     \(log.missed)::bigint[], \(log.contents)::text[], \(log.notificationKeys)::bigint[],

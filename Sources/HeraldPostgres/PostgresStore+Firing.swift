@@ -49,8 +49,9 @@ extension PostgresStore {
                     // The stored text as it is: the log keeps exactly what was scheduled.
                     let content = try row.value(10, as: String.self)
                     write.log.append(occurrence, content: content, notificationKey: key, generation: generation)
+                    // Fired at its instant when claimed early: the engine holds it until then.
                     candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
-                                                      firedAt: firedAt)
+                                                      firedAt: max(firedAt, occurrence.scheduledFor))
                 }
                 if let next = step.next {
                     write.advance(key, to: next)

@@ -119,7 +119,7 @@ public actor SchedulerEngine: Service {
         while !Task.isCancelled {
             let windowEnd = clock.now().millisecondsSince1970 + Int64(configuration.batchWindow * 1000)
             if let next = timers.first, next.fireAt <= windowEnd {
-                _ = await fireBatch()
+                _ = await fireBatch(window: configuration.batchWindow)
             } else {
                 await sleep(until: timers.first?.fireAt)
             }
@@ -142,20 +142,21 @@ public actor SchedulerEngine: Service {
         sleepingUntil = nil
     }
 
-    /// Fires one batch of everything due now (within the batch window) and waits until the
-    /// dispatcher has delivered it and stored every outcome. Returns how many occurrences fired.
-    /// Tests call this to step time by hand.
+    /// Fires one batch of everything due now and waits until the dispatcher has delivered it
+    /// and stored every outcome. Returns how many occurrences fired. Tests call this to step
+    /// time by hand, so it claims nothing ahead (no batch window): nothing waits for a clock
+    /// that only the caller moves.
     @discardableResult
     public func fireDueBatch() async -> Int {
-        let fired = await fireBatch()
+        let fired = await fireBatch(window: 0)
         await dispatcher.settle()
         return fired
     }
 
     /// Claims what is due and hands it to the dispatcher; never waits for delivery.
-    private func fireBatch() async -> Int {
+    private func fireBatch(window: TimeInterval) async -> Int {
         let now = clock.now()
-        let windowEnd = now.millisecondsSince1970 + Int64(configuration.batchWindow * 1000)
+        let windowEnd = now.millisecondsSince1970 + Int64(window * 1000)
         // The timer only says when to look; the store says what is due, in the claim itself.
         while let next = timers.first, next.fireAt <= windowEnd { _ = timers.popFirst() }
         let lateAfter = configuration.lateAfter
@@ -194,15 +195,14 @@ extension SchedulerEngine {
     /// Hands `fired` to the dispatcher, none before its instant.
     ///
     /// The batch window claims what is due in the next few milliseconds together; what was
-    /// claimed early waits here, in groups by instant, and goes when its instant comes. The wait
-    /// is not cut short by cancellation: it is at most the batch window, and the firings are
-    /// already committed.
+    /// claimed early waits here, in groups by instant, and goes when its instant comes. A stop
+    /// during the wait leaves the rest pending in the fire log, where the next start (or, on
+    /// several nodes, a take-over) hands it over: late, never early.
     func handOver(_ fired: [FiredOccurrence]) async {
         let byInstant = Dictionary(grouping: fired) { $0.occurrence.scheduledFor }
-        let clock = self.clock
         for instant in byInstant.keys.sorted() {
             if instant > clock.now() {
-                await Task.detached { try? await clock.sleep(until: instant) }.value
+                do { try await clock.sleep(until: instant) } catch { return }
             }
             let group = byInstant[instant]!
             await dispatcher.enqueue(group)
