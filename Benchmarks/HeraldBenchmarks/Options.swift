@@ -72,6 +72,8 @@ struct Options: Sendable {
                herald-bench live-activities --herald BIN [--activity-pushes N] [--activity-rate N] [--certs DIR]
                                             [--scratch DIR]
                herald-bench slow-peer [--certs DIR] [--scratch DIR]
+               herald-bench sqlite-burst [--burst N] [--scratch DIR]
+               herald-bench postgres-burst [--burst N] [--scratch DIR]
                herald-bench cluster --herald BIN [--cluster-nodes 1,2,3] [--rate N] [--seconds N] [--burst N]
                                     [--scratch DIR]
                herald-bench delivery-load [--rate N] [--seconds N] [--certs DIR] [--scratch DIR]
