@@ -17,18 +17,12 @@ extension PostgresStore {
     func transaction<Result: Sendable>(_ statement: String = #function,
                                        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result)
     async throws -> Result {
-        var attempt = 0
-        while true {
-            do {
-                return try await withDeadline(statement) { [logger] client, held in
-                    try await client.withTransaction(logger: logger) { connection in
-                        held.connection.withLock { $0 = connection }
-                        return try await body(connection)
-                    }
+        try await retryingConflicts {
+            try await self.withDeadline(statement) { [logger] client, held in
+                try await client.withTransaction(logger: logger) { connection in
+                    held.connection.withLock { $0 = connection }
+                    return try await body(connection)
                 }
-            } catch let fault as StoreFault where fault.code == "40001" || fault.code == "40P01" {
-                attempt += 1
-                if attempt >= 10 { throw fault }
             }
         }
     }
@@ -40,10 +34,16 @@ extension PostgresStore {
     func statement<Result: Sendable>(_ statement: String = #function,
                                      _ body: @escaping @Sendable (PostgresConnection) async throws -> Result)
     async throws -> Result {
+        try await retryingConflicts { try await self.read(statement, body) }
+    }
+
+    /// Runs `call` again, up to 10 times in all, when PostgreSQL aborted it for a deadlock
+    /// (40P01) or a serialization failure (40001): nothing it did was committed.
+    private func retryingConflicts<Result: Sendable>(_ call: () async throws -> Result) async throws -> Result {
         var attempt = 0
         while true {
             do {
-                return try await read(statement, body)
+                return try await call()
             } catch let fault as StoreFault where fault.code == "40001" || fault.code == "40P01" {
                 attempt += 1
                 if attempt >= 10 { throw fault }
