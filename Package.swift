@@ -111,7 +111,7 @@ let package = Package(
         ]),
         .testTarget(name: "HeraldStorageTests", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldTestSupport",
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "HeraldPostgresTests", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldTestSupport",

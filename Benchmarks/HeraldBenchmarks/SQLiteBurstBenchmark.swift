@@ -226,7 +226,8 @@ enum HeraldBurst {
             defer { statement.reset() }
             return Int(statement.int64(0))
         }
-        let inbox = try number("SELECT count(*) FROM device_inbox")
+        // Each inbox item is its firing's fire-log row.
+        let inbox = try number("SELECT count(*) FROM delivery WHERE inbox_seq IS NOT NULL AND inbox_acknowledged = 0")
         let logged = try number("SELECT count(*) FROM delivery")
         let held = try number("SELECT count(*) FROM delivery WHERE outcome = 'held'")
         let left = try number("SELECT count(*) FROM notification")

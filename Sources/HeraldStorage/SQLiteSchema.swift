@@ -244,6 +244,37 @@ extension SQLiteStore {
                 ALTER TABLE device ADD COLUMN broadcast_channel TEXT;
                 """)
         }
+        migrator.registerMigration("v15: an inbox item is its fire-log row, not a copy of it") { db in
+            try db.execute(sql: """
+                -- Held in the inbox: the hand-over id the device acknowledges (from the one series
+                -- shared with backlog hand-overs), and whether it did. A firing is written once:
+                -- holding it sets two columns instead of copying the row and its content.
+                ALTER TABLE delivery ADD COLUMN inbox_seq INTEGER;
+                ALTER TABLE delivery ADD COLUMN inbox_acknowledged INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX delivery_inbox ON delivery(app_id, device_id, inbox_seq)
+                    WHERE inbox_seq IS NOT NULL AND inbox_acknowledged = 0;
+                -- The series, out of sqlite_sequence: it outlives the table whose counter it was.
+                CREATE TABLE hand_over_sequence (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+                INSERT INTO hand_over_sequence (id, value) SELECT 1, max(
+                    coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'device_inbox'), 0),
+                    coalesce((SELECT max(key) FROM device_inbox), 0));
+                UPDATE delivery SET inbox_seq = i.key, inbox_acknowledged = i.acknowledged, content = coalesce(delivery.content, i.content)
+                    FROM device_inbox i WHERE i.delivery_key = delivery.key;
+                -- Items whose fire-log row is gone (or never was) become rows of their own.
+                INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
+                    missed, channel, outcome, content, inbox_seq, inbox_acknowledged)
+                    SELECT occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late, missed,
+                        'inbox', 'held', content, key, acknowledged
+                    FROM device_inbox i WHERE i.delivery_key IS NULL
+                        OR NOT EXISTS (SELECT 1 FROM delivery l WHERE l.key = i.delivery_key);
+                DROP TABLE device_inbox;
+                -- A deleted device (or app) takes its inbox with it; the firings stay as history.
+                CREATE TRIGGER device_inbox_gone AFTER DELETE ON device BEGIN
+                    UPDATE delivery SET inbox_acknowledged = 1
+                    WHERE app_id = OLD.app_id AND device_id = OLD.id AND inbox_seq IS NOT NULL AND inbox_acknowledged = 0;
+                END;
+                """)
+        }
         return migrator
     }
 }

@@ -60,48 +60,74 @@ extension SQLiteStore {
 
     public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
         guard !items.isEmpty else { return [] }
-        let rows = try items.map { ($0, try $0.storedContent ?? String(decoding: Self.encoder.encode($0.content), as: UTF8.self)) }
+        // Only an item without a fire-log row needs its content here: a firing's row has it.
+        let unloggedContents = try items.map { item in
+            item.logID == nil ? try item.storedContent ?? String(decoding: Self.encoder.encode(item.content), as: UTF8.self) : nil
+        }
         return try await pool.write { db in
             // A device deleted meanwhile has nobody to hold anything for: one read for the batch.
-            var devices: Set<String> = []
-            let asked = Set(items.map { $0.occurrence.appID + "\u{0}" + $0.occurrence.deviceID })
-            try Self.devicesPresent.execute(asked.map { key in
-                let parts = key.split(separator: "\u{0}", maxSplits: 1, omittingEmptySubsequences: false)
-                return [String(parts[0]).databaseValue, String(parts[1]).databaseValue]
-            }, in: db) { row in
-                let appID: String = row[0], deviceID: String = row[1]
-                devices.insert(appID + "\u{0}" + deviceID)
-            }
+            var present: Set<DeviceKey> = []
+            try Self.devicesPresent.execute(Set(items.map { DeviceKey($0.occurrence) }).map { key in
+                [key.appID.databaseValue, key.deviceID.databaseValue]
+            }, in: db) { row in present.insert(DeviceKey(appID: row[0], deviceID: row[1])) }
             var sequences = [Int64?](repeating: nil, count: items.count)
-            // A firing's item is found again by its fire-log key; the others are inserted alone.
-            var firings: [[DatabaseValue]] = []
             var positions: [Int64: Int] = [:]
-            for (index, (item, content)) in rows.enumerated() {
-                let occurrence = item.occurrence
-                guard devices.contains(occurrence.appID + "\u{0}" + occurrence.deviceID) else { continue }
-                let values = [
-                    occurrence.appID.databaseValue, occurrence.deviceID.databaseValue, occurrence.id.databaseValue,
-                    occurrence.notificationID.databaseValue, occurrence.scheduledFor.millisecondsSince1970.databaseValue,
-                    item.firedAt.millisecondsSince1970.databaseValue, occurrence.late.databaseValue,
-                    occurrence.missed.databaseValue, content.databaseValue, item.logID.databaseValue,
-                ]
-                if let logID = item.logID {
-                    firings.append(values)
-                    positions[logID] = index
-                } else {
-                    try Self.inboxInsert.execute([values], in: db) { sequences[index] = $0[0] }
+            var unlogged: [Int] = []
+            for (index, item) in items.enumerated() where present.contains(DeviceKey(item.occurrence)) {
+                if let logID = item.logID { positions[logID] = index } else { unlogged.append(index) }
+            }
+            // Ids in the items' order, from the series backlog hand-overs share: a device's
+            // cursor only ever moves past what it was handed.
+            var next = try Self.reserveHandOverSequences(positions.count + unlogged.count, db)
+            var firings: [[DatabaseValue]] = []
+            firings.reserveCapacity(positions.count)
+            for (index, item) in items.enumerated() {
+                guard let logID = item.logID, positions[logID] == index else { continue }
+                firings.append([logID.databaseValue, next.databaseValue])
+                next += 1
+            }
+            try Self.inboxHold.execute(firings, in: db) { row in
+                let logID: Int64 = row[0]
+                if let index = positions.removeValue(forKey: logID) { sequences[index] = row[1] }
+            }
+            if !positions.isEmpty {
+                // Held before (a firing handed over again): the same item, the same id. A row that
+                // is gone holds nothing.
+                try Self.inboxSequences.execute(positions.keys.map { [$0.databaseValue] }, in: db) { row in
+                    let logID: Int64 = row[0]
+                    if let index = positions[logID] { sequences[index] = row[1] }
                 }
             }
-            try Self.inboxInsert.execute(firings, in: db) { row in
-                let logID: Int64 = row[1]
-                if let index = positions[logID] { sequences[index] = row[0] }
-            }
-            for (logID, index) in positions where sequences[index] == nil {
-                // Held before (a firing handed over again): the same item, the same id.
-                sequences[index] = try Int64.fetchOne(db, sql: "SELECT key FROM device_inbox WHERE delivery_key = ?",
-                                                      arguments: [logID])
+            // A presentation (delivered outside the fire log) gets its fire-log row here, pending
+            // until `recordDeliveries` stores its outcome in it.
+            for index in unlogged {
+                let occurrence = items[index].occurrence
+                try db.execute(sql: """
+                    INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
+                        missed, channel, outcome, content, inbox_seq)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 'pending', ?, ?)
+                    """, arguments: [occurrence.id, occurrence.appID, occurrence.deviceID, occurrence.notificationID,
+                                     occurrence.scheduledFor.millisecondsSince1970,
+                                     items[index].firedAt.millisecondsSince1970, occurrence.late, occurrence.missed,
+                                     unloggedContents[index], next])
+                sequences[index] = next
+                next += 1
             }
             return sequences
+        }
+    }
+
+    /// An (app, device) pair, as a set member.
+    struct DeviceKey: Hashable {
+        var appID: String
+        var deviceID: String
+
+        init(appID: String, deviceID: String) {
+            (self.appID, self.deviceID) = (appID, deviceID)
+        }
+
+        init(_ occurrence: Occurrence) {
+            self.init(appID: occurrence.appID, deviceID: occurrence.deviceID)
         }
     }
 
@@ -110,17 +136,23 @@ extension SQLiteStore {
         "SELECT app_id, id FROM device WHERE (app_id, id) IN (VALUES \(values))"
     }, columns: 2)
 
-    /// Inbox items: (app, device, occurrence, notification, instant, fired at, late, missed,
-    /// content, fire-log key) rows; an item already held for its firing is left as it is.
-    static let inboxInsert = SQLiteMultiRow(sql: { values in
-        """
-        INSERT INTO device_inbox (app_id, device_id, occurrence_id, notification_id, scheduled_for, fired_at, late,
-            missed, content, delivery_key)
-        SELECT * FROM (VALUES \(values)) WHERE true
-        ON CONFLICT DO NOTHING
-        RETURNING key, delivery_key
-        """
-    }, columns: 10)
+    /// Firings put in their device's inbox: (fire-log key, hand-over id) rows. A firing held
+    /// before keeps its id (and stays acknowledged if it was), so it is not handed over twice.
+    /// The outcome is written with it (``CompletedDelivery/heldInInbox(_:)``): the firing's row
+    /// is written once, and the dispatcher storing the same outcome later writes nothing.
+    static let inboxHold = SQLiteMultiRow(sql: { values in
+        let held = CompletedDelivery.heldInInbox(0)
+        return """
+            UPDATE delivery SET inbox_seq = v.column2, channel = '\(held.channel)', outcome = '\(held.outcome)'
+            FROM (VALUES \(values)) AS v WHERE delivery.key = v.column1 AND delivery.inbox_seq IS NULL
+            RETURNING delivery.key, delivery.inbox_seq
+            """
+    }, columns: 2)
+
+    /// The hand-over ids of firings already held: (fire-log key) rows.
+    static let inboxSequences = SQLiteMultiRow(sql: { values in
+        "SELECT key, inbox_seq FROM delivery WHERE key IN (VALUES \(values)) AND inbox_seq IS NOT NULL"
+    }, columns: 1)
 
     /// Records a wake push unless `perHour` were already sent in the last hour. Returns whether
     /// this one may go.
@@ -185,15 +217,20 @@ extension SQLiteStore {
                        arguments: [text, appID, deviceID])
     }
 
-    /// The next id of the one increasing series that inbox items and backlog hand-overs share
-    /// (the inbox's AUTOINCREMENT counter), so one cursor acknowledges both.
+    /// The next id of the one increasing series that inbox items and backlog hand-overs share,
+    /// so one cursor acknowledges both.
     static func nextHandOverSequence(_ db: Database) throws -> Int64 {
-        try db.execute(sql: """
-            INSERT INTO sqlite_sequence (name, seq) SELECT 'device_inbox', 0
-            WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'device_inbox')
-            """)
-        try db.execute(sql: "UPDATE sqlite_sequence SET seq = seq + 1 WHERE name = 'device_inbox'")
-        return try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'device_inbox'") ?? 0
+        try reserveHandOverSequences(1, db)
+    }
+
+    /// Takes `count` ids of the hand-over series and returns the first; the caller uses the
+    /// `count` from there. Inside the caller's write transaction, so ids follow commit order.
+    static func reserveHandOverSequences(_ count: Int, _ db: Database) throws -> Int64 {
+        guard count > 0 else { return 0 }
+        let last = try Int64.fetchOne(db.cachedStatement(sql: """
+            UPDATE hand_over_sequence SET value = value + ? WHERE id = 1 RETURNING value
+            """), arguments: [count]) ?? 0
+        return last - Int64(count) + 1
     }
 
     public func acknowledge(appID: String, deviceID: String, upTo: Int64) async throws -> Acknowledgement {
@@ -204,18 +241,15 @@ extension SQLiteStore {
     }
 
     /// Acknowledges the inbox items up to and including `upTo`, and the backlog hand-over if its
-    /// id is in range. An acknowledged item whose firing is still pending stays as a tombstone
-    /// (a retry of that firing must not hold it again); the others are removed.
+    /// id is in range. An item is its firing's fire-log row, marked acknowledged: a retry of that
+    /// firing finds it held and does not hold it again.
     @discardableResult
     static func acknowledge(_ db: Database, appID: String, deviceID: String, upTo: Int64) throws -> Acknowledgement {
         try db.execute(sql: """
-            UPDATE device_inbox SET acknowledged = 1 WHERE app_id = ? AND device_id = ? AND key <= ? AND acknowledged = 0
+            UPDATE delivery SET inbox_acknowledged = 1
+            WHERE app_id = ? AND device_id = ? AND inbox_seq IS NOT NULL AND inbox_seq <= ? AND inbox_acknowledged = 0
             """, arguments: [appID, deviceID, upTo])
         let inboxItems = db.changesCount
-        try db.execute(sql: """
-            DELETE FROM device_inbox WHERE app_id = ?1 AND device_id = ?2 AND acknowledged = 1 AND (delivery_key IS NULL
-                OR delivery_key NOT IN (SELECT key FROM delivery WHERE app_id = ?1 AND device_id = ?2 AND outcome = 'pending'))
-            """, arguments: [appID, deviceID])
         var backlog = try Self.backlog(db, appID: appID, deviceID: deviceID)
         let acknowledged = backlog.acknowledge(upTo: upTo)
         if acknowledged { try saveBacklog(db, backlog, appID: appID, deviceID: deviceID) }
@@ -239,8 +273,9 @@ extension SQLiteStore {
     /// so a client that dropped before reading them gets them again, with the same sequence ids.
     static func unacknowledgedInbox(_ db: Database, appID: String, deviceID: String, after: Int64 = -1) throws -> [InboxItem] {
         let rows = try Row.fetchAll(db, sql: """
-            SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, key FROM device_inbox
-            WHERE app_id = ? AND device_id = ? AND key > ? AND acknowledged = 0 ORDER BY key
+            SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, inbox_seq FROM delivery
+            WHERE app_id = ? AND device_id = ? AND inbox_seq IS NOT NULL AND inbox_seq > ? AND inbox_acknowledged = 0
+            ORDER BY inbox_seq
             """, arguments: [appID, deviceID, after])
         return try rows.map { row in
             let occurrenceID: String = row[0]

@@ -27,16 +27,18 @@ extension SQLiteStore {
     /// The kinds of rows retention prunes, each with the statement that deletes one batch of
     /// them: `?1` is the cut-off in unix milliseconds, `?2` the batch size.
     enum PrunedRows: CaseIterable {
-        case deliveries, feedbackEvents, outboxMessages, idempotencyKeys, settledTombstones
+        case deliveries, feedbackEvents, outboxMessages, idempotencyKeys
 
         var sql: String {
             switch self {
             case .deliveries:
                 // Oldest first by key (firings are logged in time order), so the scan stops at the
-                // first batch found, without an index on fired_at slowing every firing.
+                // first batch found, without an index on fired_at slowing every firing. An inbox
+                // item waiting for its acknowledgement is kept.
                 return """
                     DELETE FROM delivery WHERE key IN (
-                        SELECT key FROM delivery WHERE fired_at < ?1 AND outcome != 'pending' ORDER BY key LIMIT ?2)
+                        SELECT key FROM delivery WHERE fired_at < ?1 AND outcome != 'pending'
+                            AND (inbox_seq IS NULL OR inbox_acknowledged = 1) ORDER BY key LIMIT ?2)
                     """
             case .feedbackEvents:
                 return "DELETE FROM feedback_event WHERE key IN (SELECT key FROM feedback_event WHERE created_at < ?1 LIMIT ?2)"
@@ -50,14 +52,6 @@ extension SQLiteStore {
                     DELETE FROM idempotency WHERE (hook, key) IN (
                         SELECT hook, key FROM idempotency WHERE created_at < ?1 LIMIT ?2)
                     """
-            case .settledTombstones:
-                // Acknowledged inbox items whose firing has its outcome: nothing can hold them again.
-                return """
-                    DELETE FROM device_inbox WHERE key IN (
-                        SELECT i.key FROM device_inbox i WHERE i.acknowledged = 1 AND i.fired_at < ?1 AND NOT EXISTS (
-                            SELECT 1 FROM delivery l WHERE l.key = i.delivery_key AND l.outcome = 'pending')
-                        LIMIT ?2)
-                    """
             }
         }
 
@@ -67,7 +61,6 @@ extension SQLiteStore {
             case .deliveries: return cutoffs.deliveries
             case .feedbackEvents, .outboxMessages: return cutoffs.feedback
             case .idempotencyKeys: return cutoffs.idempotency
-            case .settledTombstones: return now.millisecondsSince1970
             }
         }
     }

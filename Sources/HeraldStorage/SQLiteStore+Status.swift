@@ -52,7 +52,8 @@ extension SQLiteStore {
             return try Row.fetchAll(db, sql: """
                 SELECT \(Self.deviceColumnsAliased),
                     (SELECT count(*) FROM notification n WHERE n.app_id = d.app_id AND n.device_id = d.id),
-                    (SELECT count(*) FROM device_inbox i WHERE i.app_id = d.app_id AND i.device_id = d.id AND i.acknowledged = 0),
+                    (SELECT count(*) FROM delivery i WHERE i.app_id = d.app_id AND i.device_id = d.id
+                        AND i.inbox_seq IS NOT NULL AND i.inbox_acknowledged = 0),
                     e.queue, e.unacknowledged, e.handed_seq
                 FROM device d LEFT JOIN device_events e ON e.app_id = d.app_id AND e.device_id = d.id
                 WHERE d.app_id = ? AND d.broadcast_channel IS NULL ORDER BY d.id LIMIT ?
@@ -70,8 +71,9 @@ extension SQLiteStore {
         try await pool.read { db in
             _ = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
             return try Row.fetchAll(db, sql: """
-                SELECT key, notification_id, occurrence_id, fired_at FROM device_inbox
-                WHERE app_id = ? AND device_id = ? AND acknowledged = 0 ORDER BY key LIMIT ?
+                SELECT inbox_seq, notification_id, occurrence_id, fired_at FROM delivery
+                WHERE app_id = ? AND device_id = ? AND inbox_seq IS NOT NULL AND inbox_acknowledged = 0
+                ORDER BY inbox_seq LIMIT ?
                 """, arguments: [appID, deviceID, limit]).map {
                 InboxListing(sequence: $0[0], notificationID: $0[1], occurrenceID: $0[2],
                            firedAt: Date(millisecondsSince1970: $0[3]))

@@ -325,7 +325,18 @@ public final class SQLiteStore: HeraldStore {
 
     public func recordDeliveries(_ deliveries: [Delivery]) async throws {
         try await pool.write { db in
-            for delivery in deliveries { try Self.insert(delivery, db) }
+            for delivery in deliveries {
+                // Held in the inbox on the way, it already has its row (the inbox item): the
+                // outcome goes there, so the presentation is listed once.
+                try db.execute(sql: """
+                    UPDATE delivery SET channel = ?, outcome = ?, apns_status = ?, apns_id = ? WHERE key = (
+                        SELECT key FROM delivery WHERE app_id = ? AND device_id = ? AND occurrence_id = ?
+                            AND notification_key IS NULL AND inbox_seq IS NOT NULL AND outcome = 'pending'
+                        ORDER BY key DESC LIMIT 1)
+                    """, arguments: [delivery.channel, delivery.outcome, delivery.apnsStatus, delivery.apnsID,
+                                     delivery.appID, delivery.deviceID, delivery.occurrenceID])
+                if db.changesCount == 0 { try Self.insert(delivery, db) }
+            }
         }
     }
 
@@ -366,11 +377,14 @@ public final class SQLiteStore: HeraldStore {
         }, in: db)
     }
 
-    /// Outcomes by fire-log key: (key, channel, outcome, APNs status, apns-id) rows.
+    /// Outcomes by fire-log key: (key, channel, outcome, APNs status, apns-id) rows. A row that
+    /// already holds its outcome (written when its item was held) is not written again.
     static let outcomeUpdate = SQLiteMultiRow(sql: { values in
         """
         UPDATE delivery SET channel = v.column2, outcome = v.column3, apns_status = v.column4, apns_id = v.column5
         FROM (VALUES \(values)) AS v WHERE delivery.key = v.column1
+            AND (delivery.channel IS NOT v.column2 OR delivery.outcome IS NOT v.column3
+                OR delivery.apns_status IS NOT v.column4 OR delivery.apns_id IS NOT v.column5)
         """
     }, columns: 5)
 

@@ -279,6 +279,13 @@ public struct CompletedDelivery: Sendable {
         self.apnsStatus = apnsStatus
         self.apnsID = apnsID
     }
+
+    /// The outcome of a firing held in its device's inbox, as the fire log stores it. A store
+    /// may write it when it holds the item, in the same write, so that storing it again later
+    /// changes nothing.
+    public static func heldInInbox(_ deliveryID: Int64) -> CompletedDelivery {
+        CompletedDelivery(deliveryID: deliveryID, channel: "inbox", outcome: "held")
+    }
 }
 
 extension Date {

@@ -145,3 +145,15 @@ struct DeliveryDispatcherTests {
         #expect(await again.dispatcher.backlog == 0)
     }
 }
+
+@Suite("Outcomes a store writes ahead")
+struct OutcomesWrittenAheadTests {
+    @Test("The outcome a store writes when it holds an item is the one the router reports for it")
+    func heldInInboxMatchesTheRouter() {
+        let router = DeliveryOutcome(.inbox, .held).completing(7)
+        let store = CompletedDelivery.heldInInbox(7)
+        #expect(router.deliveryID == store.deliveryID)
+        #expect([router.channel, router.outcome] == [store.channel, store.outcome])
+        #expect(router.apnsStatus == store.apnsStatus && router.apnsID == store.apnsID)
+    }
+}

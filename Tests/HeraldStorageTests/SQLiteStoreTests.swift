@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldStorage
+import HeraldTestSupport
 import Testing
 
 /// A store in a fresh temporary directory, removed when the test ends.
@@ -225,5 +226,26 @@ struct SQLiteStoreTests {
         await #expect(throws: HeraldError.deviceNotFound(appID: "com.example.app", deviceID: "ghost")) {
             _ = try await temporary.store.schedule(sampleNotification("a", at: now.addingTimeInterval(60), device: "ghost"), now: now)
         }
+    }
+
+    @Test("Holding a firing in its inbox stores its outcome in the same write: nothing is left pending, and storing it again writes nothing")
+    func holdStoresOutcome() async throws {
+        let counter = SQLiteWriteCounter()
+        let directory = NSTemporaryDirectory() + "herald-store-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try SQLiteStore(directory: directory, writeCounter: counter)
+        _ = try await store.saveApp(App(id: "com.example.app"))
+        _ = try await store.saveDevice(Device(appID: "com.example.app", id: "phone", timeZone: "UTC"), now: now)
+        let fixtures = StoreFixtures(app: "com.example.app", start: now)
+        _ = try await store.schedule(fixtures.oneShot("a", device: "phone", at: 60), now: now)
+        let fired = try await fixtures.claimAll(store, at: 60)
+        let logID = try #require(fired.first?.logID)
+        try await store.holdInInbox([InboxItem(logID: logID, occurrence: fired[0].occurrence, content: try fired[0].content(),
+                                               firedAt: fired[0].firedAt)])
+        #expect(try await store.unfinishedFirings().fired.isEmpty, "held is its outcome")
+        #expect(try await store.deliveries(appID: "com.example.app", deviceID: "phone", limit: 10).map(\.outcome) == ["held"])
+        counter.reset()
+        try await store.completeDeliveries([CompletedDelivery.heldInInbox(logID)])
+        #expect(counter.counts.rowsByTable["delivery", default: 0] == 0)
     }
 }

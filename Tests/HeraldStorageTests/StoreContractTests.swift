@@ -253,8 +253,7 @@ struct StoreContractTests {
             let subject = try await prepare(host)
             _ = try await subject.store.schedule(fixtures.oneShot("n", at: 10), now: start)
             let fired = try #require(try await fixtures.claimAll(subject.store, at: 10).first)
-            let item = InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: try fired.content(), firedAt: fired.firedAt)
-            for _ in 0..<3 { try await subject.store.holdInInbox([item]) }
+            for _ in 0..<3 { try await subject.store.holdInInbox([try inboxItem(fired)]) }
             let woken = try await subject.store.setState(appID: app, deviceID: "d0", state: .background, drain: true,
                                                          catalog: try EventCatalog(customKinds: []))
             #expect(woken.inbox.map(\.occurrence.id) == ["n#0"])
@@ -268,14 +267,15 @@ struct StoreContractTests {
         try await backend.with { host in
             let subject = try await prepare(host, devices: 2)
             let store = subject.store
-            for (id, offset) in [("soon", 10.0), ("later", 20.0), ("tomorrow", 86_400.0)] {
+            for (id, offset) in [("soon", 10.0), ("alsoSoon", 10.0), ("later", 20.0), ("tomorrow", 86_400.0)] {
                 _ = try await store.schedule(fixtures.oneShot(id, at: offset), now: start)
             }
             _ = try await store.schedule(fixtures.oneShot("tomorrow", device: "d1", at: 86_400), now: start)
-            // One firing without an outcome yet, also held in d0's inbox.
-            let fired = try #require(try await fixtures.claimAll(store, at: 10).first)
-            try await store.holdInInbox([InboxItem(logID: fired.logID, occurrence: fired.occurrence,
-                                                   content: try fired.content(), firedAt: fired.firedAt)])
+            // One firing held in d0's inbox, with its outcome; another without an outcome yet.
+            let claimed = try await fixtures.claimAll(store, at: 10)
+            let fired = try #require(claimed.first { $0.occurrence.notificationID == "soon" })
+            try await store.holdInInbox([try inboxItem(fired)])
+            try await store.completeDeliveries([CompletedDelivery.heldInInbox(fired.logID!)])
             // d1 is not running: its events queue, one coalesced notification per kind.
             _ = try await store.ingestEvents(appID: app, deviceID: "d1", events: [
                 SystemEvent(kind: "batteryLevel", value: .number(0.5)), SystemEvent(kind: "batteryLevel", value: .number(0.4)),
@@ -307,4 +307,78 @@ struct StoreContractTests {
             await subject.close()
         }
     }
+
+    @Test("An acknowledged inbox item is not held again when its firing is handed over again, and later items get higher ids",
+          arguments: StoreBackend.all)
+    func acknowledgedItemStaysAcknowledged(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            let subject = try await prepare(host)
+            let store = subject.store
+            _ = try await store.schedule(fixtures.oneShot("first", at: 10), now: start)
+            let first = try #require(try await fixtures.claimAll(store, at: 10).first)
+            let firstID = try #require(try await store.holdInInbox([try inboxItem(first)]).first ?? nil)
+            #expect(try await store.acknowledge(appID: app, deviceID: "d0", upTo: firstID).inboxItems == 1)
+            // A retry after a lost reply: the same firing handed over again finds its item.
+            #expect(try await store.holdInInbox([try inboxItem(first)]) == [firstID])
+            #expect(try await store.handedOver(appID: app, deviceID: "d0", after: 0).inbox.isEmpty)
+
+            _ = try await store.schedule(fixtures.oneShot("second", at: 20), now: start)
+            let second = try #require(try await fixtures.claimAll(store, at: 20).first)
+            let secondID = try #require(try await store.holdInInbox([try inboxItem(second)]).first ?? nil)
+            #expect(secondID > firstID)
+            let inbox = try await store.handedOver(appID: app, deviceID: "d0", after: firstID).inbox
+            #expect(inbox.map(\.occurrence.id) == ["second#0"])
+            #expect(inbox.map(\.sequence) == [secondID])
+            await subject.close()
+        }
+    }
+
+    @Test("A deleted device, or a deleted app, takes its inbox with it: registered again, the device starts empty",
+          arguments: StoreBackend.all)
+    func deletedDeviceLeavesNoInbox(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            let subject = try await prepare(host, devices: 2)
+            let store = subject.store
+            _ = try await store.schedule(fixtures.oneShot("n", device: "d0", at: 10), now: start)
+            _ = try await store.schedule(fixtures.oneShot("n", device: "d1", at: 10), now: start)
+            let fired = try await fixtures.claimAll(store, at: 10)
+            #expect(try await store.holdInInbox(try fired.map(inboxItem)).allSatisfy { $0 != nil })
+
+            #expect(try await store.deleteDevice(appID: app, id: "d0"))
+            _ = try await store.saveDevice(Device(appID: app, id: "d0", timeZone: "UTC"), now: start)
+            #expect(try await store.handedOver(appID: app, deviceID: "d0", after: 0).inbox.isEmpty)
+            #expect(try await store.handedOver(appID: app, deviceID: "d1", after: 0).inbox.count == 1)
+
+            #expect(try await store.deleteApp(id: app))
+            _ = try await store.saveApp(App(id: app))
+            _ = try await store.saveDevice(Device(appID: app, id: "d1", timeZone: "UTC"), now: start)
+            #expect(try await store.handedOver(appID: app, deviceID: "d1", after: 0).inbox.isEmpty)
+            await subject.close()
+        }
+    }
+
+    @Test("Retention keeps an inbox item until it is acknowledged, however old its firing", arguments: StoreBackend.all)
+    func retentionKeepsUnacknowledgedItems(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            let subject = try await prepare(host)
+            let store = subject.store
+            _ = try await store.schedule(fixtures.oneShot("n", at: 10), now: start)
+            let fired = try await fixtures.claimAll(store, at: 10)
+            let id = try #require(try await store.holdInInbox(try fired.map(inboxItem)).first ?? nil)
+            try await store.completeDeliveries(fired.map { CompletedDelivery(deliveryID: $0.logID!, channel: "inbox", outcome: "held") })
+            let policy = RetentionPolicy(deliveries: 60, feedback: 60, idempotency: 60)
+            let muchLater = start.addingTimeInterval(30 * 86_400)
+            _ = try await store.pruneExpired(now: muchLater, policy: policy, batchSize: 100)
+            #expect(try await store.handedOver(appID: app, deviceID: "d0", after: 0).inbox.map(\.sequence) == [id])
+            _ = try await store.acknowledge(appID: app, deviceID: "d0", upTo: id)
+            _ = try await store.pruneExpired(now: muchLater, policy: policy, batchSize: 100)
+            #expect(try await store.handedOver(appID: app, deviceID: "d0", after: 0).inbox.isEmpty)
+            await subject.close()
+        }
+    }
+}
+
+/// The inbox item the router makes of a firing.
+private func inboxItem(_ fired: FiredOccurrence) throws -> InboxItem {
+    InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: try fired.content(), firedAt: fired.firedAt)
 }
