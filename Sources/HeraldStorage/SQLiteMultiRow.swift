@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 /// One statement for many rows: `INSERT … VALUES (…), (…), …` or `… FROM (VALUES …)`.
 ///
@@ -27,10 +28,16 @@ struct SQLiteMultiRow {
         while start < rows.count {
             let size = Self.chunkSize(remaining: rows.count - start)
             let statement = try db.cachedStatement(sql: sql(Self.placeholders(rows: size, columns: columns)))
-            var values: [DatabaseValue] = []
-            values.reserveCapacity(size * columns)
-            for row in rows[start..<(start + size)] { values.append(contentsOf: row) }
-            statement.setUncheckedArguments(StatementArguments(values))
+            // Bound here, straight into SQLite: building `StatementArguments` for thousands of
+            // values went through a generic key-path map per value, on the writer's time.
+            statement.setUncheckedArguments(StatementArguments())
+            var index: CInt = 1
+            for row in rows[start..<(start + size)] {
+                for value in row {
+                    try Self.bind(value, to: statement, at: index)
+                    index += 1
+                }
+            }
             if let returned {
                 let cursor = try Row.fetchCursor(statement)
                 while let row = try cursor.next() { try returned(row) }
@@ -40,6 +47,26 @@ struct SQLiteMultiRow {
             start += size
         }
     }
+
+    /// Binds `value` to parameter `index` (from 1) of `statement`; SQLite copies text and blobs.
+    static func bind(_ value: DatabaseValue, to statement: Statement, at index: CInt) throws {
+        let handle = statement.sqliteStatement
+        let code: CInt
+        switch value.storage {
+        case .null: code = sqlite3_bind_null(handle, index)
+        case .int64(let integer): code = sqlite3_bind_int64(handle, index, integer)
+        case .double(let double): code = sqlite3_bind_double(handle, index, double)
+        case .string(let text): code = sqlite3_bind_text(handle, index, text, -1, transient)
+        case .blob(let data):
+            code = data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, CInt($0.count), transient) }
+        }
+        guard code == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "binding parameter \(index)")
+        }
+    }
+
+    /// SQLite's "copy this value now" destructor.
+    private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
     /// The largest power of two up to ``largestChunk`` that fits in what is left.
     static func chunkSize(remaining: Int) -> Int {

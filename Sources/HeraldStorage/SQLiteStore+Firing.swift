@@ -13,19 +13,22 @@ extension SQLiteStore {
             // before it is seen here, one committed after it finds the notification advanced.
             // CROSS JOIN keeps notifications the outer loop, so the scan walks notification_due
             // in instant order and stops at the limit instead of sorting everything due.
-            let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            // Read through a cursor: each row is decoded where SQLite holds it, not copied first.
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: """
                 SELECT \(Self.notificationColumns), n.key, n.generation, \(Self.deviceColumnsAliased)
                 FROM notification n CROSS JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id
                 WHERE n.next_fire_at <= ? ORDER BY n.next_fire_at LIMIT ?
                 """), arguments: [untilMilliseconds, limit])
-            var claim = FiringClaim(fired: [], armed: [], more: rows.count == limit)
+            var claim = FiringClaim(fired: [], armed: [], more: false)
+            var read = 0
             var log: [[DatabaseValue]] = []
             var candidates: [Int64: FiredOccurrence] = [:]
             var advanced: [[DatabaseValue]] = []
             var removed: [[DatabaseValue]] = []
             // A burst fires many notifications of one device: its row is decoded once.
             var devices: [String: Device] = [:]
-            for row in rows {
+            while let row = try rows.next() {
+                read += 1
                 let key: Int64 = row[Self.notificationColumnCount]
                 let generation: Int64 = row[Self.notificationColumnCount + 1]
                 let appID: String = row[0], deviceID: String = row[1]
@@ -59,6 +62,7 @@ extension SQLiteStore {
                     removed.append([key.databaseValue])
                 }
             }
+            claim.more = read == limit
             // The unique occurrence refuses a second firing: only rows inserted come back, and
             // only those are handed over.
             try Self.fireLogInsert.execute(log, in: db) { row in
