@@ -12,6 +12,8 @@ struct FiringObservation: Sendable {
     /// Hand-overs (batches) and the largest one.
     var batches = 0
     var largestBatch = 0
+    /// How deliveries ended, by route, result and APNs status, when the channel reports it.
+    var outcomes: [String: Int] = [:]
 
     var batchSummary: String {
         let mean = Double(lateness.count) / Double(Swift.max(1, batches))
@@ -40,6 +42,23 @@ final class LatenessRecorder: Sendable {
             observation.batches += 1
             observation.largestBatch = Swift.max(observation.largestBatch, observation.lateness.count - before)
         }
+    }
+
+    /// The same, noting how each delivery ended.
+    func record(handedAt: Date, scheduled: some Sequence<Date>, outcomes: [DeliveryOutcome]) {
+        record(handedAt: handedAt, scheduled: scheduled)
+        state.withLock { observation in
+            for outcome in outcomes {
+                let key = "\(outcome.route.rawValue) \(outcome.result.rawValue)" + (outcome.apnsStatus.map { " \($0)" } ?? "")
+                observation.outcomes[key, default: 0] += 1
+            }
+        }
+    }
+
+    /// "50,000 push sent 200; 50,000 inbox held": route, result and APNs status, most first.
+    var outcomeSummary: String {
+        state.withLock { $0.outcomes }.sorted { $0.value > $1.value }
+            .map { "\(Format.grouped($0.value)) \($0.key)" }.joined(separator: "; ")
     }
 
     var count: Int { state.withLock { $0.lateness.count } }

@@ -2,20 +2,21 @@ import Foundation
 import HeraldTestSupport
 
 /// The second push target: nghttpd (nghttp2's own server) answering every push with an empty
-/// `200` from a file per device token. It costs far less per request than the sandbox, which
-/// validates each push, so the client, not the server, sets the pace: the comparison the
-/// "≥ 0.9× h2load" goal is about.
+/// `200` from a file per device token (a token without a file gets `404`). It costs far less
+/// per request than the sandbox, which validates each push, so the client, not the server, sets
+/// the pace: the comparison the "≥ 0.9× h2load" goal is about.
 final class NghttpdProcess {
     let process: Process
     let port: Int
     let kind = "nghttpd"
     private let docroot: String
 
-    init(certificates: String, scratch: String) throws {
+    /// - Parameter tokens: the device tokens it answers `200` for.
+    init(certificates: String, scratch: String, tokens: [String] = PushFixture.tokens + PushFixture.batchTokens) throws {
         docroot = (scratch as NSString).appendingPathComponent("nghttpd-\(UUID().uuidString.prefix(8))")
         let devices = (docroot as NSString).appendingPathComponent("3/device")
         try FileManager.default.createDirectory(atPath: devices, withIntermediateDirectories: true)
-        for token in PushFixture.tokens + PushFixture.batchTokens {
+        for token in tokens {
             FileManager.default.createFile(atPath: (devices as NSString).appendingPathComponent(token), contents: Data())
         }
         port = try unusedLoopbackPort()

@@ -20,6 +20,25 @@ enum ProcessCPU {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Seconds of CPU time the whole machine has spent busy, and in all, summed over its CPUs
+    /// (the first line of `/proc/stat`): every process's share, not only ours.
+    static func machine() -> (busy: Double, total: Double)? {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = text.split(separator: "\n").first, line.hasPrefix("cpu ") else { return nil }
+        let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard ticks.count >= 5 else { return nil }
+        let idle = ticks[3] + ticks[4]  // idle and iowait
+        let total = ticks.prefix(8).reduce(0, +)  // guest time is already in user
+        let hertz = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return ((total - idle) / hertz, total / hertz)
+    }
+
+    /// The one-minute load average.
+    static func loadAverage() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+        return text.split(separator: " ").first.flatMap { Double($0) }
+    }
+
     private static func seconds(_ time: timeval) -> Double {
         Double(time.tv_sec) + Double(time.tv_usec) / 1e6
     }
