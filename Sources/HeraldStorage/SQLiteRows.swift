@@ -112,22 +112,22 @@ extension SQLiteStore {
     /// ``LocalNotification/resumed(inDeviceZone:now:)`` says.
     static func retimeFloating(_ db: Database, device: Device, now: Date) throws -> [TimerEntry] {
         guard let zone = TimeZone(identifier: device.timeZone) else { return [] }
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT \(notificationColumns), n.key FROM notification n
             WHERE n.app_id = ? AND n.device_id = ? AND n.time_zone = ?
-            """, arguments: [device.appID, device.id, FireTimeZone.floatingName])
+            """), arguments: [device.appID, device.id, FireTimeZone.floatingName])
         var armed: [TimerEntry] = []
         for row in rows {
             let notification = try Self.notification(from: row)
             let key: Int64 = row[notificationColumnCount]
             guard let next = notification.resumed(inDeviceZone: zone, now: now) else {
-                try db.execute(sql: "DELETE FROM notification WHERE key = ?", arguments: [key])
+                try db.cachedStatement(sql: "DELETE FROM notification WHERE key = ?").execute(arguments: [key])
                 continue
             }
             let fireAt = next.date.millisecondsSince1970
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE notification SET next_index = ?, next_fire_at = ?, revision = revision + 1 WHERE key = ?
-                """, arguments: [next.index, fireAt, key])
+                """).execute(arguments: [next.index, fireAt, key])
             armed.append(TimerEntry(fireAt: fireAt, key: key))
         }
         return armed

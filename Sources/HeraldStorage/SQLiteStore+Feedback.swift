@@ -9,24 +9,26 @@ extension SQLiteStore {
     public func saveHook(name: String, definition: String) async throws -> Bool {
         let now = Date().millisecondsSince1970
         return try await pool.write { db in
-            let existed = try Bool.fetchOne(db, sql: "SELECT 1 FROM hook WHERE name = ?", arguments: [name]) ?? false
-            try db.execute(sql: """
+            let existed = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM hook WHERE name = ?"),
+                arguments: [name]) ?? false
+            try db.cachedStatement(sql: """
                 INSERT INTO hook (name, definition, updated_at) VALUES (?, ?, ?)
                 ON CONFLICT(name) DO UPDATE SET definition = excluded.definition, updated_at = excluded.updated_at
-                """, arguments: [name, definition, now])
+                """).execute(arguments: [name, definition, now])
             return !existed
         }
     }
 
     public func hook(name: String) async throws -> String? {
         try await pool.read { db in
-            try String.fetchOne(db, sql: "SELECT definition FROM hook WHERE name = ?", arguments: [name])
+            try String.fetchOne(db.cachedStatement(sql: "SELECT definition FROM hook WHERE name = ?"),
+                arguments: [name])
         }
     }
 
     public func deleteHook(name: String) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM hook WHERE name = ?", arguments: [name])
+            try db.cachedStatement(sql: "DELETE FROM hook WHERE name = ?").execute(arguments: [name])
             return db.changesCount > 0
         }
     }
@@ -42,20 +44,20 @@ extension SQLiteStore {
     public func claimIdempotencyKeys(hook: String, keys: [String], now: Date, retention: TimeInterval,
                                      lease: TimeInterval) async throws -> IdempotencyRecord? {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM idempotency WHERE created_at < ?",
-                           arguments: [now.addingTimeInterval(-retention).millisecondsSince1970])
-            try db.execute(sql: "DELETE FROM idempotency WHERE state = 'processing' AND created_at < ?",
-                           arguments: [now.addingTimeInterval(-lease).millisecondsSince1970])
+            try db.cachedStatement(sql: "DELETE FROM idempotency WHERE created_at < ?")
+                .execute(arguments: [now.addingTimeInterval(-retention).millisecondsSince1970])
+            try db.cachedStatement(sql: "DELETE FROM idempotency WHERE state = 'processing' AND created_at < ?")
+                .execute(arguments: [now.addingTimeInterval(-lease).millisecondsSince1970])
             for key in keys {
-                if let row = try Row.fetchOne(db, sql: "SELECT state, response FROM idempotency WHERE hook = ? AND key = ?",
+                if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT state, response FROM idempotency WHERE hook = ? AND key = ?"),
                                               arguments: [hook, key]) {
                     let state: String = row[0]
                     return state == "completed" ? .completed(row[1] ?? "{}") : .inProgress
                 }
             }
             for key in Set(keys) {
-                try db.execute(sql: "INSERT INTO idempotency (hook, key, state, created_at) VALUES (?, ?, 'processing', ?)",
-                               arguments: [hook, key, now.millisecondsSince1970])
+                try db.cachedStatement(sql: "INSERT INTO idempotency (hook, key, state, created_at) VALUES (?, ?, 'processing', ?)")
+                    .execute(arguments: [hook, key, now.millisecondsSince1970])
             }
             return nil
         }
@@ -65,8 +67,8 @@ extension SQLiteStore {
     public func completeIdempotencyKeys(hook: String, keys: [String], response: String) async throws {
         try await pool.write { db in
             for key in keys {
-                try db.execute(sql: "UPDATE idempotency SET state = 'completed', response = ? WHERE hook = ? AND key = ?",
-                               arguments: [response, hook, key])
+                try db.cachedStatement(sql: "UPDATE idempotency SET state = 'completed', response = ? WHERE hook = ? AND key = ?")
+                    .execute(arguments: [response, hook, key])
             }
         }
     }
@@ -75,8 +77,8 @@ extension SQLiteStore {
     public func releaseIdempotencyKeys(hook: String, keys: [String]) async throws {
         try await pool.write { db in
             for key in keys {
-                try db.execute(sql: "DELETE FROM idempotency WHERE hook = ? AND key = ? AND state = 'processing'",
-                               arguments: [hook, key])
+                try db.cachedStatement(sql: "DELETE FROM idempotency WHERE hook = ? AND key = ? AND state = 'processing'")
+                    .execute(arguments: [hook, key])
             }
         }
     }
@@ -88,8 +90,8 @@ extension SQLiteStore {
         let rows = try events.map { ($0, String(decoding: try Self.encoder.encode($0.payload), as: UTF8.self)) }
         try await pool.write { db in
             for (event, payload) in rows {
-                try db.execute(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)",
-                               arguments: [event.type, event.appID, payload, event.createdAt.millisecondsSince1970])
+                try db.cachedStatement(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)")
+                    .execute(arguments: [event.type, event.appID, payload, event.createdAt.millisecondsSince1970])
             }
         }
         feedbackRaised()
@@ -106,18 +108,18 @@ extension SQLiteStore {
         try await pool.write { db in
             // A receiver seen for the first time starts where the single shared cursor of earlier
             // versions stood, so an upgrade sends nothing twice.
-            let legacyCursor = try Int64.fetchOne(db, sql: "SELECT last_event_key FROM feedback_cursor WHERE id = 1") ?? 0
+            let legacyCursor = try Int64.fetchOne(db.cachedStatement(sql: "SELECT last_event_key FROM feedback_cursor WHERE id = 1")) ?? 0
             var result = FeedbackFanOut()
             for receiver in receivers {
-                let waiting = try Int.fetchOne(db, sql: "SELECT count(*) FROM outbox WHERE url = ? AND state = 'pending'",
+                let waiting = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM outbox WHERE url = ? AND state = 'pending'"),
                                                arguments: [receiver.url]) ?? 0
                 let room = limit - waiting
                 guard room > 0 else { result.fullReceivers.append(receiver.url); continue }
-                let cursor = try Int64.fetchOne(db, sql: "SELECT last_event_key FROM feedback_receiver WHERE url = ?",
+                let cursor = try Int64.fetchOne(db.cachedStatement(sql: "SELECT last_event_key FROM feedback_receiver WHERE url = ?"),
                                                 arguments: [receiver.url]) ?? legacyCursor
-                let rows = try Row.fetchAll(db, sql: """
+                let rows = try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > ? ORDER BY key LIMIT ?
-                    """, arguments: [cursor, room])
+                    """), arguments: [cursor, room])
                 var last = cursor
                 var added = 0
                 for row in rows {
@@ -129,17 +131,18 @@ extension SQLiteStore {
                     let event = FeedbackEvent(type: type, appID: row[2],
                                               payload: (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:],
                                               createdAt: Date(millisecondsSince1970: row[4]))
-                    try db.execute(sql: """
+                    try db.cachedStatement(sql: """
                         INSERT INTO outbox (event_key, url, type, body, next_attempt_at, state, created_at)
                         VALUES (?, ?, ?, ?, ?, 'pending', ?)
-                        """, arguments: [key, receiver.url, event.type, render(key, event), now.millisecondsSince1970,
+                        """)
+                            .execute(arguments: [key, receiver.url, event.type, render(key, event), now.millisecondsSince1970,
                                          now.millisecondsSince1970])
                     added += 1
                 }
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO feedback_receiver (url, last_event_key) VALUES (?, ?)
                     ON CONFLICT(url) DO UPDATE SET last_event_key = excluded.last_event_key
-                    """, arguments: [receiver.url, last])
+                    """).execute(arguments: [receiver.url, last])
                 result.added += added
                 result.advanced = result.advanced || last > cursor
                 if waiting + added >= limit { result.fullReceivers.append(receiver.url) }
@@ -151,15 +154,15 @@ extension SQLiteStore {
     public func leaseOutboxMessages(limit: Int, lease: Duration) async throws -> [OutboxMessage] {
         let now = Date().millisecondsSince1970
         return try await pool.write { db in
-            var messages = try Row.fetchAll(db, sql: """
+            var messages = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.outboxColumns) FROM outbox
                 WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
                 ORDER BY next_attempt_at, key LIMIT ?
-                """, arguments: [now, now, limit]).map(Self.outboxMessage(from:))
+                """), arguments: [now, now, limit]).map(Self.outboxMessage(from:))
             for index in messages.indices {
                 let token = UUID().uuidString
-                try db.execute(sql: "UPDATE outbox SET lease_until = ?, lease_token = ? WHERE key = ?",
-                               arguments: [now + lease.wholeMilliseconds, token, messages[index].id])
+                try db.cachedStatement(sql: "UPDATE outbox SET lease_until = ?, lease_token = ? WHERE key = ?")
+                    .execute(arguments: [now + lease.wholeMilliseconds, token, messages[index].id])
                 messages[index].leaseToken = token
             }
             return messages
@@ -169,8 +172,8 @@ extension SQLiteStore {
     public func renewOutboxLease(_ id: Int64, token: String, lease: Duration) async throws -> Bool {
         let until = Date().millisecondsSince1970 + lease.wholeMilliseconds
         return try await pool.write { db in
-            try db.execute(sql: "UPDATE outbox SET lease_until = ? WHERE key = ? AND lease_token = ? AND state = 'pending'",
-                           arguments: [until, id, token])
+            try db.cachedStatement(sql: "UPDATE outbox SET lease_until = ? WHERE key = ? AND lease_token = ? AND state = 'pending'")
+                .execute(arguments: [until, id, token])
             return db.changesCount > 0
         }
     }
@@ -178,30 +181,30 @@ extension SQLiteStore {
     public func nextOutboxAttempt() async throws -> Duration? {
         let now = Date().millisecondsSince1970
         return try await pool.read { db in
-            try Int64.fetchOne(db, sql: """
+            try Int64.fetchOne(db.cachedStatement(sql: """
                 SELECT min(max(next_attempt_at, coalesce(lease_until, 0))) FROM outbox WHERE state = 'pending'
-                """).map { .milliseconds(max(0, $0 - now)) }
+                """)).map { .milliseconds(max(0, $0 - now)) }
         }
     }
 
     public func outboxMessages(state: OutboxMessage.State?, limit: Int) async throws -> [OutboxMessage] {
         try await pool.read { db in
             if let state {
-                return try Row.fetchAll(db, sql: "SELECT \(Self.outboxColumns) FROM outbox WHERE state = ? ORDER BY key DESC LIMIT ?",
+                return try Row.fetchAll(db.cachedStatement(sql: "SELECT \(Self.outboxColumns) FROM outbox WHERE state = ? ORDER BY key DESC LIMIT ?"),
                                         arguments: [state.rawValue, limit]).map(Self.outboxMessage(from:))
             }
-            return try Row.fetchAll(db, sql: "SELECT \(Self.outboxColumns) FROM outbox ORDER BY key DESC LIMIT ?",
+            return try Row.fetchAll(db.cachedStatement(sql: "SELECT \(Self.outboxColumns) FROM outbox ORDER BY key DESC LIMIT ?"),
                                     arguments: [limit]).map(Self.outboxMessage(from:))
         }
     }
 
     public func markOutboxDelivered(_ id: Int64, token: String) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE outbox SET state = 'delivered', attempts = attempts + 1, last_error = NULL, lease_until = NULL,
                     lease_token = NULL
                 WHERE key = ? AND lease_token = ?
-                """, arguments: [id, token])
+                """).execute(arguments: [id, token])
             return db.changesCount > 0
         }
     }
@@ -210,11 +213,11 @@ extension SQLiteStore {
                                  maximumAttempts: Int) async throws -> Bool {
         let next = Date().millisecondsSince1970 + retryAfter.wholeMilliseconds
         return try await pool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_until = NULL,
                     lease_token = NULL, state = CASE WHEN attempts + 1 >= ? THEN 'parked' ELSE 'pending' END
                 WHERE key = ? AND lease_token = ?
-                """, arguments: [error, next, maximumAttempts, id, token])
+                """).execute(arguments: [error, next, maximumAttempts, id, token])
             return db.changesCount > 0
         }
     }
@@ -222,9 +225,9 @@ extension SQLiteStore {
     /// Puts a parked message back in line. Returns false if there is no such parked message.
     public func retryOutboxMessage(_ id: Int64, now: Date) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ? WHERE key = ? AND state = 'parked'
-                """, arguments: [now.millisecondsSince1970, id])
+                """).execute(arguments: [now.millisecondsSince1970, id])
             return db.changesCount > 0
         }
     }

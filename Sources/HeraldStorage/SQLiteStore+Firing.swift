@@ -105,7 +105,7 @@ extension SQLiteStore {
 
     public func unfinishedFirings() async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
         try await pool.read { db in
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT l.key, l.occurrence_id, l.app_id, l.device_id, l.notification_id, l.scheduled_for, l.fired_at,
                     l.late, l.missed, l.occurrence_index,
                     coalesce(l.content, (SELECT n.content FROM notification n WHERE n.app_id = l.app_id
@@ -113,7 +113,7 @@ extension SQLiteStore {
                     \(Self.deviceColumnsAliased)
                 FROM delivery l LEFT JOIN device d ON d.app_id = l.app_id AND d.id = l.device_id
                 WHERE l.outcome = 'pending' ORDER BY l.key
-                """)
+                """))
             var fired: [FiredOccurrence] = []
             var orphaned: [Int64] = []
             for row in rows {

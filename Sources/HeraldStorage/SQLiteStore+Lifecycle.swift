@@ -15,8 +15,8 @@ extension SQLiteStore {
             }
             let woke = device.state.wakes(movingTo: state, drain: drain)
             device.state = state
-            try db.execute(sql: "UPDATE device SET state = ? WHERE app_id = ? AND id = ?",
-                           arguments: [state.rawValue, appID, deviceID])
+            try db.cachedStatement(sql: "UPDATE device SET state = ? WHERE app_id = ? AND id = ?")
+                .execute(arguments: [state.rawValue, appID, deviceID])
             guard woke else { return WakeResult(device: device, woke: false) }
             var backlog = try Self.backlog(db, appID: appID, deviceID: deviceID)
             let handed = try backlog.handOver(catalog: catalog, sequence: try Self.nextHandOverSequence(db))
@@ -102,11 +102,12 @@ extension SQLiteStore {
             // until `recordDeliveries` stores its outcome in it.
             for index in unlogged {
                 let occurrence = items[index].occurrence
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
                         missed, channel, outcome, content, inbox_seq)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 'pending', ?, ?)
-                    """, arguments: [occurrence.id, occurrence.appID, occurrence.deviceID, occurrence.notificationID,
+                    """)
+                        .execute(arguments: [occurrence.id, occurrence.appID, occurrence.deviceID, occurrence.notificationID,
                                      occurrence.scheduledFor.millisecondsSince1970,
                                      items[index].firedAt.millisecondsSince1970, occurrence.late, occurrence.missed,
                                      unloggedContents[index], next])
@@ -158,17 +159,18 @@ extension SQLiteStore {
     /// this one may go.
     public func recordWakePush(appID: String, deviceID: String, now: Date, perHour: Int) async throws -> Bool {
         try await pool.write { db in
-            let text = try String.fetchOne(db, sql: "SELECT wake_pushes FROM device_events WHERE app_id = ? AND device_id = ?",
+            let text = try String.fetchOne(db.cachedStatement(sql: "SELECT wake_pushes FROM device_events WHERE app_id = ? AND device_id = ?"),
                                            arguments: [appID, deviceID]) ?? "[]"
             let hourAgo = now.millisecondsSince1970 - 3_600_000
             var sent = ((try? JSONDecoder().decode([Int64].self, from: Data(text.utf8))) ?? []).filter { $0 > hourAgo }
             guard sent.count < perHour else { return false }
             sent.append(now.millisecondsSince1970)
             let updated = String(decoding: try JSONEncoder().encode(sent), as: UTF8.self)
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO device_events (app_id, device_id, queue, wake_pushes) VALUES (?, ?, ?, ?)
                 ON CONFLICT(app_id, device_id) DO UPDATE SET wake_pushes = excluded.wake_pushes
-                """, arguments: [appID, deviceID, String(decoding: try Self.encoder.encode(DeviceEventQueue()), as: UTF8.self), updated])
+                """)
+                    .execute(arguments: [appID, deviceID, String(decoding: try Self.encoder.encode(DeviceEventQueue()), as: UTF8.self), updated])
             return true
         }
     }
@@ -176,7 +178,7 @@ extension SQLiteStore {
     // MARK: Rows
 
     static func existingDevice(_ db: Database, appID: String, deviceID: String) throws -> Device {
-        guard let row = try Row.fetchOne(db, sql: "SELECT \(deviceColumns) FROM device WHERE app_id = ? AND id = ?",
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(deviceColumns) FROM device WHERE app_id = ? AND id = ?"),
                                          arguments: [appID, deviceID]) else {
             throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
         }
@@ -184,9 +186,9 @@ extension SQLiteStore {
     }
 
     static func backlog(_ db: Database, appID: String, deviceID: String) throws -> AcknowledgedBacklog {
-        guard let row = try Row.fetchOne(db, sql: """
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT queue, unacknowledged, handed_seq FROM device_events WHERE app_id = ? AND device_id = ?
-            """, arguments: [appID, deviceID]) else { return AcknowledgedBacklog() }
+            """), arguments: [appID, deviceID]) else { return AcknowledgedBacklog() }
         return try AcknowledgedBacklog(storedQueue: row[0], unacknowledged: row[1], handedSequence: row[2])
     }
 
@@ -194,27 +196,27 @@ extension SQLiteStore {
         func text(_ queue: DeviceEventQueue?) throws -> String? {
             try queue.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         }
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO device_events (app_id, device_id, queue, unacknowledged, handed_seq) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(app_id, device_id) DO UPDATE SET queue = excluded.queue,
                 unacknowledged = excluded.unacknowledged, handed_seq = excluded.handed_seq
-            """, arguments: [appID, deviceID, try text(backlog.queue), try text(backlog.unacknowledged),
+            """).execute(arguments: [appID, deviceID, try text(backlog.queue), try text(backlog.unacknowledged),
                              backlog.handedSequence])
     }
 
     /// The live hand-overs the device has not acknowledged.
     static func liveHandOvers(_ db: Database, appID: String, deviceID: String) throws -> LiveHandOvers {
-        guard let text = try String.fetchOne(db, sql: """
+        guard let text = try String.fetchOne(db.cachedStatement(sql: """
             SELECT live_events FROM device_events WHERE app_id = ? AND device_id = ?
-            """, arguments: [appID, deviceID]) else { return LiveHandOvers() }
+            """), arguments: [appID, deviceID]) else { return LiveHandOvers() }
         return try JSONDecoder().decode(LiveHandOvers.self, from: Data(text.utf8))
     }
 
     /// Stores the live hand-overs; the device's row in `device_events` exists (``saveBacklog``).
     static func saveLiveHandOvers(_ db: Database, _ handOvers: LiveHandOvers, appID: String, deviceID: String) throws {
         let text = handOvers == LiveHandOvers() ? nil : String(decoding: try encoder.encode(handOvers), as: UTF8.self)
-        try db.execute(sql: "UPDATE device_events SET live_events = ? WHERE app_id = ? AND device_id = ?",
-                       arguments: [text, appID, deviceID])
+        try db.cachedStatement(sql: "UPDATE device_events SET live_events = ? WHERE app_id = ? AND device_id = ?")
+            .execute(arguments: [text, appID, deviceID])
     }
 
     /// The next id of the one increasing series that inbox items and backlog hand-overs share,
@@ -245,10 +247,10 @@ extension SQLiteStore {
     /// firing finds it held and does not hold it again.
     @discardableResult
     static func acknowledge(_ db: Database, appID: String, deviceID: String, upTo: Int64) throws -> Acknowledgement {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             UPDATE delivery SET inbox_acknowledged = 1
             WHERE app_id = ? AND device_id = ? AND inbox_seq IS NOT NULL AND inbox_seq <= ? AND inbox_acknowledged = 0
-            """, arguments: [appID, deviceID, upTo])
+            """).execute(arguments: [appID, deviceID, upTo])
         let inboxItems = db.changesCount
         var backlog = try Self.backlog(db, appID: appID, deviceID: deviceID)
         let acknowledged = backlog.acknowledge(upTo: upTo)
@@ -272,11 +274,11 @@ extension SQLiteStore {
     /// The inbox as it stands (or only its items above `after`): items stay until acknowledged,
     /// so a client that dropped before reading them gets them again, with the same sequence ids.
     static func unacknowledgedInbox(_ db: Database, appID: String, deviceID: String, after: Int64 = -1) throws -> [InboxItem] {
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, inbox_seq FROM delivery
             WHERE app_id = ? AND device_id = ? AND inbox_seq IS NOT NULL AND inbox_seq > ? AND inbox_acknowledged = 0
             ORDER BY inbox_seq
-            """, arguments: [appID, deviceID, after])
+            """), arguments: [appID, deviceID, after])
         return try rows.map { row in
             let occurrenceID: String = row[0]
             let contentText: String = row[6]

@@ -30,7 +30,7 @@ public final class SQLiteStore: HeraldStore {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             // A larger page cache keeps the timer and delivery indexes in memory under load.
-            try db.execute(sql: "PRAGMA cache_size = -65536")
+            try db.cachedStatement(sql: "PRAGMA cache_size = -65536").execute()
             writeCounter?.install(on: db.sqliteConnection, role: db.configuration.readonly ? .reader : .writer)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
@@ -39,7 +39,7 @@ public final class SQLiteStore: HeraldStore {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
             // Checkpoints normally run in the background (below); this is only a safety net.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
+            try db.cachedStatement(sql: "PRAGMA wal_autocheckpoint = 16384").execute()
         }
         try Self.migrator.migrate(pool)
         // Opened now, not later on the background task: a connection opened late could recreate
@@ -95,27 +95,29 @@ public final class SQLiteStore: HeraldStore {
         let fcm = try app.fcm.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
         let webPush = try app.webPush.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
         return try await pool.write { db in
-            let existed = try Bool.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [app.id]) ?? false
-            try db.execute(sql: """
+            let existed = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM app WHERE id = ?"),
+                arguments: [app.id]) ?? false
+            try db.cachedStatement(sql: """
                 INSERT INTO app (id, overflow, push, custom_kinds, fcm, web_push, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET overflow = excluded.overflow, push = excluded.push,
                     custom_kinds = excluded.custom_kinds, fcm = excluded.fcm, web_push = excluded.web_push,
                     updated_at = excluded.updated_at
-                """, arguments: [app.id, app.overflow.rawValue, push, customKinds, fcm, webPush, now, now])
+                """).execute(arguments: [app.id, app.overflow.rawValue, push, customKinds, fcm, webPush, now, now])
             return !existed
         }
     }
 
     public func app(id: String) async throws -> App? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.appColumns) FROM app WHERE id = ?", arguments: [id]).map(Self.app(from:))
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.appColumns) FROM app WHERE id = ?"),
+                arguments: [id]).map(Self.app(from:))
         }
     }
 
     public func deleteApp(id: String) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM app WHERE id = ?", arguments: [id])
+            try db.cachedStatement(sql: "DELETE FROM app WHERE id = ?").execute(arguments: [id])
             return db.changesCount > 0
         }
     }
@@ -125,7 +127,8 @@ public final class SQLiteStore: HeraldStore {
     public func saveDevice(_ device: Device, now: Date) async throws -> DeviceSaveResult {
         let nowMilliseconds = now.millisecondsSince1970
         return try await pool.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [device.appID]) ?? false else {
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM app WHERE id = ?"),
+                arguments: [device.appID]) ?? false else {
                 throw HeraldError.appNotFound(device.appID)
             }
             let previousZone = try String.fetchOne(
@@ -133,7 +136,7 @@ public final class SQLiteStore: HeraldStore {
             let webPush = try DeviceJSON.encode(device.webPush)
             // Activities are not among the columns a save writes: they are registered one by one
             // (``saveActivity(appID:deviceID:activity:token:now:)``), and a PUT keeps them.
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO device (app_id, id, time_zone, token, voip_token, locale, state, background_modes,
                     platform, fcm_token, web_push, push_to_start_tokens, broadcast_channel, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -143,7 +146,7 @@ public final class SQLiteStore: HeraldStore {
                     fcm_token = excluded.fcm_token, web_push = excluded.web_push,
                     push_to_start_tokens = excluded.push_to_start_tokens, broadcast_channel = excluded.broadcast_channel,
                     updated_at = excluded.updated_at
-                """, arguments: [device.appID, device.id, device.timeZone, device.token, device.voipToken,
+                """).execute(arguments: [device.appID, device.id, device.timeZone, device.token, device.voipToken,
                                  device.locale, device.state.rawValue, device.backgroundModes.joined(separator: ","),
                                  device.platform.rawValue, device.fcmToken, webPush,
                                  try DeviceJSON.encode(device.pushToStartTokens.isEmpty ? nil : device.pushToStartTokens),
@@ -151,11 +154,12 @@ public final class SQLiteStore: HeraldStore {
             // Registering an address again means the app got it anew from the OS or the browser:
             // it is valid again, and a refusal timestamped before now cannot kill it.
             for token in device.registeredAddresses {
-                try db.execute(sql: "DELETE FROM invalid_token WHERE app_id = ? AND token = ?", arguments: [device.appID, token])
-                try db.execute(sql: """
+                try db.cachedStatement(sql: "DELETE FROM invalid_token WHERE app_id = ? AND token = ?")
+                    .execute(arguments: [device.appID, token])
+                try db.cachedStatement(sql: """
                     INSERT INTO token_registration (app_id, token, registered_at) VALUES (?, ?, ?)
                     ON CONFLICT(app_id, token) DO UPDATE SET registered_at = max(registered_at, excluded.registered_at)
-                    """, arguments: [device.appID, token, nowMilliseconds])
+                    """).execute(arguments: [device.appID, token, nowMilliseconds])
             }
             var rearmed: [TimerEntry] = []
             if let previousZone, previousZone != device.timeZone {
@@ -167,14 +171,15 @@ public final class SQLiteStore: HeraldStore {
 
     public func device(appID: String, id: String) async throws -> Device? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.deviceColumns) FROM device WHERE app_id = ? AND id = ?",
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.deviceColumns) FROM device WHERE app_id = ? AND id = ?"),
                              arguments: [appID, id]).map { try Self.device(from: $0) }
         }
     }
 
     public func deleteDevice(appID: String, id: String) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM device WHERE app_id = ? AND id = ?", arguments: [appID, id])
+            try db.cachedStatement(sql: "DELETE FROM device WHERE app_id = ? AND id = ?")
+                .execute(arguments: [appID, id])
             return db.changesCount > 0
         }
     }
@@ -186,29 +191,30 @@ public final class SQLiteStore: HeraldStore {
         let at = now.millisecondsSince1970
         return try await pool.write { db in
             // Read and written in one write transaction: two activities registered at once both stay.
-            guard let row = try Row.fetchOne(db, sql: "SELECT activities FROM device WHERE app_id = ? AND id = ?",
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT activities FROM device WHERE app_id = ? AND id = ?"),
                                              arguments: [appID, deviceID]) else { return nil }
             var activities: [String: LiveActivityToken] = try DeviceJSON.decode(row[0]) ?? [:]
             let created = activities.updateValue(token, forKey: activity) == nil
-            try db.execute(sql: "UPDATE device SET activities = ?, updated_at = ? WHERE app_id = ? AND id = ?",
-                           arguments: [try DeviceJSON.encode(activities), at, appID, deviceID])
-            try db.execute(sql: "DELETE FROM invalid_token WHERE app_id = ? AND token = ?", arguments: [appID, token.token])
-            try db.execute(sql: """
+            try db.cachedStatement(sql: "UPDATE device SET activities = ?, updated_at = ? WHERE app_id = ? AND id = ?")
+                .execute(arguments: [try DeviceJSON.encode(activities), at, appID, deviceID])
+            try db.cachedStatement(sql: "DELETE FROM invalid_token WHERE app_id = ? AND token = ?")
+                .execute(arguments: [appID, token.token])
+            try db.cachedStatement(sql: """
                 INSERT INTO token_registration (app_id, token, registered_at) VALUES (?, ?, ?)
                 ON CONFLICT(app_id, token) DO UPDATE SET registered_at = max(registered_at, excluded.registered_at)
-                """, arguments: [appID, token.token, at])
+                """).execute(arguments: [appID, token.token, at])
             return created
         }
     }
 
     public func forgetActivity(appID: String, deviceID: String, activity: String) async throws -> Bool {
         try await pool.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT activities FROM device WHERE app_id = ? AND id = ?",
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT activities FROM device WHERE app_id = ? AND id = ?"),
                                              arguments: [appID, deviceID]) else { return false }
             var activities: [String: LiveActivityToken] = try DeviceJSON.decode(row[0]) ?? [:]
             guard activities.removeValue(forKey: activity) != nil else { return false }
-            try db.execute(sql: "UPDATE device SET activities = ? WHERE app_id = ? AND id = ?",
-                           arguments: [try DeviceJSON.encode(activities.isEmpty ? nil : activities), appID, deviceID])
+            try db.cachedStatement(sql: "UPDATE device SET activities = ? WHERE app_id = ? AND id = ?")
+                .execute(arguments: [try DeviceJSON.encode(activities.isEmpty ? nil : activities), appID, deviceID])
             return true
         }
     }
@@ -217,13 +223,15 @@ public final class SQLiteStore: HeraldStore {
         let at = now.millisecondsSince1970
         let text = try DeviceJSON.encode(channel)
         return try await pool.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [appID]) ?? false else {
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM app WHERE id = ?"),
+                arguments: [appID]) ?? false else {
                 throw HeraldError.appNotFound(appID)
             }
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO device (app_id, id, time_zone, state, background_modes, broadcast_channel, created_at, updated_at)
                 VALUES (?, ?, 'UTC', ?, '', ?, ?, ?) ON CONFLICT(app_id, id) DO NOTHING
-                """, arguments: [appID, BroadcastChannel.audienceID(name: channel.name), LifecycleState.notRunning.rawValue,
+                """)
+                    .execute(arguments: [appID, BroadcastChannel.audienceID(name: channel.name), LifecycleState.notRunning.rawValue,
                                  text, at, at])
             return db.changesCount > 0
         }
@@ -231,9 +239,9 @@ public final class SQLiteStore: HeraldStore {
 
     public func channels(appID: String) async throws -> [BroadcastChannel] {
         try await pool.read { db in
-            try String.fetchAll(db, sql: """
+            try String.fetchAll(db.cachedStatement(sql: """
                 SELECT broadcast_channel FROM device WHERE app_id = ? AND broadcast_channel IS NOT NULL ORDER BY id
-                """, arguments: [appID]).compactMap { try DeviceJSON.decode($0) }
+                """), arguments: [appID]).compactMap { try DeviceJSON.decode($0) }
         }
     }
 
@@ -243,18 +251,18 @@ public final class SQLiteStore: HeraldStore {
         let content = try Self.encoder.encode(notification.content)
         let nowMilliseconds = now.millisecondsSince1970
         return try await pool.write { db in
-            guard let policyText = try String.fetchOne(db, sql: "SELECT overflow FROM app WHERE id = ?",
+            guard let policyText = try String.fetchOne(db.cachedStatement(sql: "SELECT overflow FROM app WHERE id = ?"),
                                                        arguments: [notification.appID]) else {
                 throw HeraldError.appNotFound(notification.appID)
             }
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE app_id = ? AND id = ?",
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM device WHERE app_id = ? AND id = ?"),
                                     arguments: [notification.appID, notification.deviceID]) ?? false else {
                 throw HeraldError.deviceNotFound(appID: notification.appID, deviceID: notification.deviceID)
             }
             let policy = OverflowPolicy(rawValue: policyText) ?? .reject
-            let pending = try Row.fetchAll(db, sql: """
+            let pending = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT id, next_fire_at, key FROM notification WHERE app_id = ? AND device_id = ?
-                """, arguments: [notification.appID, notification.deviceID]).map { row in
+                """), arguments: [notification.appID, notification.deviceID]).map { row in
                 NotificationLimit.Pending(id: row[0], nextFireDate: Date(millisecondsSince1970: row[1]), sequence: row[2])
             }
             let replaced = pending.contains { $0.id == notification.id }
@@ -262,14 +270,14 @@ public final class SQLiteStore: HeraldStore {
                                                      sequence: Int64.max)
             let evicted = try NotificationLimit.admit(incoming, into: pending, policy: policy)
             for id in evicted {
-                try db.execute(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ? AND id = ?",
-                               arguments: [notification.appID, notification.deviceID, id])
+                try db.cachedStatement(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ? AND id = ?")
+                    .execute(arguments: [notification.appID, notification.deviceID, id])
             }
             if evicted.contains(notification.id) {
                 return ScheduleResult(armed: nil, replaced: replaced, evicted: evicted)
             }
             let nextFireAt = notification.nextFireDate.millisecondsSince1970
-            let key = try Int64.fetchOne(db, sql: """
+            let key = try Int64.fetchOne(db.cachedStatement(sql: """
                 INSERT INTO notification (app_id, device_id, id, fire_date, time_zone, repeat_unit, repeat_every,
                     repeat_count, repeat_until, content, next_index, next_fire_at, revision, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
@@ -281,7 +289,7 @@ public final class SQLiteStore: HeraldStore {
                     revision = notification.revision + 1, generation = notification.generation + 1,
                     created_at = excluded.created_at
                 RETURNING key
-                """, arguments: StatementArguments([notification.appID, notification.deviceID, notification.id]
+                """), arguments: StatementArguments([notification.appID, notification.deviceID, notification.id]
                                     + Self.scheduleArguments(notification)
                                     + [String(decoding: content, as: UTF8.self), notification.nextIndex, nextFireAt,
                                        nowMilliseconds]))!
@@ -291,32 +299,33 @@ public final class SQLiteStore: HeraldStore {
 
     public func notifications(appID: String, deviceID: String) async throws -> [LocalNotification] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.notificationColumns) FROM notification n WHERE app_id = ? AND device_id = ?
                 ORDER BY next_fire_at, key
-                """, arguments: [appID, deviceID]).map { try Self.notification(from: $0) }
+                """), arguments: [appID, deviceID]).map { try Self.notification(from: $0) }
         }
     }
 
     public func notification(appID: String, deviceID: String, id: String) async throws -> LocalNotification? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: """
+            try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT \(Self.notificationColumns) FROM notification n WHERE app_id = ? AND device_id = ? AND id = ?
-                """, arguments: [appID, deviceID, id]).map { try Self.notification(from: $0) }
+                """), arguments: [appID, deviceID, id]).map { try Self.notification(from: $0) }
         }
     }
 
     public func cancel(appID: String, deviceID: String, id: String) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ? AND id = ?",
-                           arguments: [appID, deviceID, id])
+            try db.cachedStatement(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ? AND id = ?")
+                .execute(arguments: [appID, deviceID, id])
             return db.changesCount > 0
         }
     }
 
     public func cancelAll(appID: String, deviceID: String) async throws -> Int {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ?", arguments: [appID, deviceID])
+            try db.cachedStatement(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ?")
+                .execute(arguments: [appID, deviceID])
             return db.changesCount
         }
     }
@@ -328,12 +337,12 @@ public final class SQLiteStore: HeraldStore {
             for delivery in deliveries {
                 // Held in the inbox on the way, it already has its row (the inbox item): the
                 // outcome goes there, so the presentation is listed once.
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     UPDATE delivery SET channel = ?, outcome = ?, apns_status = ?, apns_id = ? WHERE key = (
                         SELECT key FROM delivery WHERE app_id = ? AND device_id = ? AND occurrence_id = ?
                             AND notification_key IS NULL AND inbox_seq IS NOT NULL AND outcome = 'pending'
                         ORDER BY key DESC LIMIT 1)
-                    """, arguments: [delivery.channel, delivery.outcome, delivery.apnsStatus, delivery.apnsID,
+                    """).execute(arguments: [delivery.channel, delivery.outcome, delivery.apnsStatus, delivery.apnsID,
                                      delivery.appID, delivery.deviceID, delivery.occurrenceID])
                 if db.changesCount == 0 { try Self.insert(delivery, db) }
             }
@@ -342,10 +351,10 @@ public final class SQLiteStore: HeraldStore {
 
     public func deliveries(appID: String, deviceID: String, limit: Int) async throws -> [Delivery] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.deliveryColumns) FROM delivery WHERE app_id = ? AND device_id = ?
                 ORDER BY key DESC LIMIT ?
-                """, arguments: [appID, deviceID, limit]).map(Self.delivery(from:))
+                """), arguments: [appID, deviceID, limit]).map(Self.delivery(from:))
         }
     }
 
@@ -354,7 +363,7 @@ public final class SQLiteStore: HeraldStore {
     public func timerEntries() async throws -> [TimerEntry] {
         try await pool.read { db in
             var entries: [TimerEntry] = []
-            entries.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM notification") ?? 0)
+            entries.reserveCapacity(try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM notification")) ?? 0)
             let statement = try db.makeStatement(sql: "SELECT next_fire_at, key FROM notification")
             let rows = try Row.fetchCursor(statement)
             while let row = try rows.next() {
@@ -396,19 +405,19 @@ public final class SQLiteStore: HeraldStore {
             // APNs' timestamp says when it last knew the token was dead; a device that registered
             // the token after that has a fresh, valid one.
             if let since = invalid.apnsTimestamp,
-               let registered = try Int64.fetchOne(db, sql: "SELECT registered_at FROM token_registration WHERE app_id = ? AND token = ?",
+               let registered = try Int64.fetchOne(db.cachedStatement(sql: "SELECT registered_at FROM token_registration WHERE app_id = ? AND token = ?"),
                                                    arguments: [invalid.appID, invalid.token]),
                registered > since {
                 return false
             }
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO invalid_token (app_id, token, reason, apns_timestamp, invalidated_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(app_id, token) DO UPDATE SET reason = excluded.reason,
                     apns_timestamp = excluded.apns_timestamp, invalidated_at = excluded.invalidated_at
-                """, arguments: [invalid.appID, invalid.token, invalid.reason, invalid.apnsTimestamp,
+                """).execute(arguments: [invalid.appID, invalid.token, invalid.reason, invalid.apnsTimestamp,
                                  invalid.invalidatedAt.millisecondsSince1970])
-            try db.execute(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)",
-                           arguments: [feedback.type, feedback.appID, payload, feedback.createdAt.millisecondsSince1970])
+            try db.cachedStatement(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [feedback.type, feedback.appID, payload, feedback.createdAt.millisecondsSince1970])
             return true
         }
         if invalidated { feedbackRaised() }
@@ -417,9 +426,9 @@ public final class SQLiteStore: HeraldStore {
 
     public func invalidToken(appID: String, token: String) async throws -> InvalidToken? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: """
+            try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT reason, apns_timestamp, invalidated_at FROM invalid_token WHERE app_id = ? AND token = ?
-                """, arguments: [appID, token]).map { row in
+                """), arguments: [appID, token]).map { row in
                 InvalidToken(appID: appID, token: token, reason: row[0], apnsTimestamp: row[1],
                              invalidatedAt: Date(millisecondsSince1970: row[2]))
             }
@@ -440,9 +449,9 @@ public final class SQLiteStore: HeraldStore {
 
     public func feedbackEvents(after key: Int64, limit: Int) async throws -> [(key: Int64, event: FeedbackEvent)] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > ? ORDER BY key LIMIT ?
-                """, arguments: [key, limit]).map { row in
+                """), arguments: [key, limit]).map { row in
                 let payloadText: String = row[3]
                 let payload = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:]
                 return (row[0], FeedbackEvent(type: row[1], appID: row[2], payload: payload,
