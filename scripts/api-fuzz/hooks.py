@@ -31,15 +31,17 @@ KEY = os.environ["HERALD_FUZZ_KEY"]
 
 # Not compared at all. sqlite_sequence is AUTOINCREMENT's counter: it moves with every insert,
 # the timer's included, and any insert that stays is seen in its own table anyway.
+# hand_over_sequence is the inbox's id counter, which the dispatcher draws from on its own.
 # grdb_migrations only changes when the server starts.
-IGNORED_TABLES = {"sqlite_sequence", "grdb_migrations"}
+IGNORED_TABLES = {"sqlite_sequence", "hand_over_sequence", "grdb_migrations"}
 
 # Tables the timer and the delivery dispatcher write to on their own, while a request runs:
-# firing a due notification appends deliveries, inbox items and feedback events, and the
-# dispatcher later fills in a delivery's outcome. Rows may be added there only for a
-# notification that was already due, and a delivery's outcome columns may change.
-FIRING_TABLES = {"delivery", "device_inbox", "feedback_event"}
-DISPATCH_COLUMNS = {"outcome", "apns_status", "apns_id"}
+# firing a due notification appends deliveries and feedback events, and the dispatcher later
+# fills in a delivery's outcome and, holding it in an inbox, its inbox id (an inbox item is its
+# fire-log row). Rows may be added there only for a notification that was already due, and a
+# delivery's dispatch columns may change.
+FIRING_TABLES = {"delivery", "feedback_event"}
+DISPATCH_COLUMNS = {"channel", "outcome", "apns_status", "apns_id", "inbox_seq"}
 
 # Seconds of slack on "was due": the clock in the rows is the server's, read a moment apart.
 DUE_SLACK = 2.0
@@ -109,7 +111,7 @@ def unexplained_changes(before, after, now):
                 continue  # fired: advanced to its next occurrence, or gone when it was the last
             if table in FIRING_TABLES and old is None and new is not None:
                 note = (new.get("app_id"), new.get("device_id"), new.get("notification_id"))
-                if table == "feedback_event" or note in due or _fired_earlier(after, new):
+                if table == "feedback_event" or note in due:
                     continue
             if table == "delivery" and old is not None and new is not None:
                 changed = {k for k in names if old.get(k) != new.get(k)}
@@ -117,13 +119,6 @@ def unexplained_changes(before, after, now):
                     continue
             problems.append(f"{table} {ident!r}:\n    before: {_show(old)}\n    after:  {_show(new)}")
     return problems
-
-
-def _fired_earlier(after, row):
-    # An inbox item for a delivery the timer recorded before this call (the router files it
-    # after recording).
-    key = row.get("delivery_key")
-    return key is not None and key in after.get("delivery", ([], {}))[1]
 
 
 def _show(record):

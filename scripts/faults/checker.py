@@ -1,9 +1,10 @@
 """Invariants, judged from what the clients received and what the store holds at the end.
 
-Store tables (Sources/HeraldPostgres/PostgresSchema.swift; SQLite has the same names):
+Store tables (Sources/HeraldPostgres/PostgresSchema.swift, Sources/HeraldStorage/SQLiteSchema.swift):
 `delivery` is the fire log (one row per firing, `outcome` 'pending' until delivered, then
-'held' for the inbox, 'delivered' for a live stream); `device_inbox` holds what waits for an
-acknowledgement; `notification` what has not fired yet.
+'held' for the inbox, 'delivered' for a live stream); what waits for an acknowledgement is in
+`device_inbox` on PostgreSQL, and on SQLite is the fire-log row itself (`inbox_seq` set,
+`inbox_acknowledged` 0); `notification` holds what has not fired yet.
 
 For every scheduled one-shot (device, notification id) the client never received, the store
 says why, and each lands in exactly one bucket:
@@ -27,6 +28,12 @@ class PostgresStoreReader:
     def rows(self, sql):
         return self.pg.psql(sql, timeout=60)
 
+    @staticmethod
+    def inbox_sql(app):
+        # An acknowledged item may stay as a tombstone while its firing is pending: it is gone
+        # for the client, so it is gone here too.
+        return f"SELECT device_id, notification_id, key FROM device_inbox WHERE app_id = '{app}' AND NOT acknowledged"
+
 
 class SQLiteStoreReader:
     def __init__(self, path):
@@ -39,6 +46,12 @@ class SQLiteStoreReader:
         finally:
             conn.close()
 
+    @staticmethod
+    def inbox_sql(app):
+        # An inbox item is its firing's fire-log row, until the client acknowledges it.
+        return (f"SELECT device_id, notification_id, inbox_seq FROM delivery WHERE app_id = '{app}' "
+                f"AND inbox_seq IS NOT NULL AND inbox_acknowledged = 0")
+
 
 def store_snapshot(reader, app):
     """The fire log, the inboxes and the pending notifications of `app`."""
@@ -50,10 +63,7 @@ def store_snapshot(reader, app):
         deliveries[(device, nid)].append({"occurrence": occ, "outcome": outcome, "channel": channel,
                                           "scheduled_for": int(sched), "fired_at": int(fired)})
     inbox = defaultdict(list)
-    for device, nid, key in reader.rows(
-            # An acknowledged item may stay as a tombstone while its firing is pending: it is gone
-            # for the client, so it is gone here too.
-            f"SELECT device_id, notification_id, key FROM device_inbox WHERE app_id = '{q}' AND NOT acknowledged"):
+    for device, nid, key in reader.rows(reader.inbox_sql(q)):
         inbox[(device, nid)].append(int(key))
     pending_notifications = {(d, n) for d, n in reader.rows(
         f"SELECT device_id, id FROM notification WHERE app_id = '{q}'")}
