@@ -118,7 +118,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HeraldSchedulerTests", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldDelivery", "HeraldTestSupport",
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldDelivery", "HeraldPush", "HeraldTestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "HeraldAPITests", dependencies: [

@@ -175,7 +175,7 @@ enum HeraldBurst {
                                       push: PushDeliveryChannel(gateway: gateway, store: watched),
                                       ledger: StoredTokenLedger(store: watched), store: watched)
             let dispatcher = DeliveryDispatcher(store: watched, channel: router, logger: logger)
-            let engine = SchedulerEngine(store: store, channel: router, dispatcher: dispatcher, clock: SystemClock(),
+            let engine = SchedulerEngine(store: watched, channel: router, dispatcher: dispatcher, clock: SystemClock(),
                                          logger: logger)
             try await engine.load()
             let start = Date(millisecondsSince1970: instant)
@@ -238,10 +238,11 @@ enum HeraldBurst {
     }
 }
 
-/// The store as the dispatcher and router see it: every call forwarded unchanged, and the
-/// moment the last outcome (and the last inbox item) was stored noted, so the benchmark stops
-/// the clock there without polling the database.
-struct WatchedDeliveryStore: DeliveryStore {
+/// The store as the engine, the dispatcher and the router see it: every call forwarded
+/// unchanged, and the moment the last outcome (and the last inbox item) was stored noted, so the
+/// benchmark stops the clock there without polling the database. A firing the claim held itself
+/// counts as both at the claim's commit.
+struct WatchedDeliveryStore: SchedulerStore, DeliveryStore {
     let store: SQLiteStore
     private let progress: Progress
 
@@ -267,6 +268,27 @@ struct WatchedDeliveryStore: DeliveryStore {
     var lastOutcomeAt: Date? { progress.state.withLock { $0.lastOutcomeAt } }
     var lastHeldAt: Date? { progress.state.withLock { $0.lastHeldAt } }
 
+    func timerEntries() async throws -> [TimerEntry] { try await store.timerEntries() }
+
+    func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
+                  decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
+        let claim = try await store.claimDue(until: until, firedAt: firedAt, limit: limit, holding: holding, decide: decide)
+        noteStored(outcomes: claim.heldInInbox.count, held: claim.heldInInbox.count)
+        return claim
+    }
+
+    private func noteStored(outcomes: Int, held: Int) {
+        guard outcomes > 0 || held > 0 else { return }
+        let now = Date()
+        let expected = progress.expected
+        progress.state.withLock { state in
+            state.outcomes += outcomes
+            state.held += held
+            if state.outcomes >= expected, state.lastOutcomeAt == nil { state.lastOutcomeAt = now }
+            if state.held >= expected, state.lastHeldAt == nil { state.lastHeldAt = now }
+        }
+    }
+
     func app(id: String) async throws -> App? { try await store.app(id: id) }
 
     func unfinishedFirings() async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
@@ -277,23 +299,13 @@ struct WatchedDeliveryStore: DeliveryStore {
 
     func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws {
         try await store.completeDeliveries(outcomes)
-        let now = Date()
-        let expected = progress.expected
-        progress.state.withLock { state in
-            state.outcomes += outcomes.count
-            if state.outcomes >= expected, state.lastOutcomeAt == nil { state.lastOutcomeAt = now }
-        }
+        noteStored(outcomes: outcomes.count, held: 0)
     }
 
     @discardableResult
     func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
         let sequences = try await store.holdInInbox(items)
-        let now = Date()
-        let expected = progress.expected
-        progress.state.withLock { state in
-            state.held += items.count
-            if state.held >= expected, state.lastHeldAt == nil { state.lastHeldAt = now }
-        }
+        noteStored(outcomes: 0, held: items.count)
         return sequences
     }
 

@@ -105,6 +105,13 @@ public struct DeliveryOutcome: Hashable, Sendable {
 /// return one outcome per occurrence, in order, and must not wait forever.
 public protocol DeliveryChannel: Sendable {
     func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome]
+    /// The firings this channel would only hold in their devices' inboxes, for the claim to hold
+    /// itself (see ``InboxOnlyRule``). nil, the default: the channel sees every firing.
+    var inboxOnlyRule: InboxOnlyRule? { get }
+}
+
+extension DeliveryChannel {
+    public var inboxOnlyRule: InboxOnlyRule? { nil }
 }
 
 /// Records occurrences without sending them anywhere: the channel before a push gateway exists,

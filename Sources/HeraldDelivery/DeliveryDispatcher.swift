@@ -125,6 +125,12 @@ public actor DeliveryDispatcher: Service {
         accept(fresh(batch))
     }
 
+    /// Counts firings the claim held in their inboxes itself (see ``InboxOnlyRule``): their
+    /// outcome is stored, and the metrics count them as if this dispatcher had held them.
+    public func countHeldByClaim(_ count: Int) {
+        countFired([DeliveryOutcome(.inbox, .held): count])
+    }
+
     /// Hands over firings the log holds without an outcome (a crash or a stop came first), and
     /// closes those whose device is gone. Idempotent; ``run()`` calls it too.
     public func recover() async throws {

@@ -133,6 +133,20 @@ public struct DeviceRouter: DeliveryChannel {
         return outcomes
     }
 
+    /// Firings that end held in the inbox whatever the app's settings and the token ledger say:
+    /// to a device that is not active (so never streamed to), is no channel's audience and has
+    /// no address on its platform, of content that is not a Live Activity (whose own token, or
+    /// refusal, decides). A subset of what ``deliver(_:)`` holds, never more.
+    public var inboxOnlyRule: InboxOnlyRule? { Self.inboxOnly }
+
+    static let inboxOnly = InboxOnlyRule { device, storedContent in
+        // The stored text is the server's own encoding of validated content: the key is
+        // written as is, so its absence rules out a Live Activity without decoding. Text that
+        // merely mentions it takes the full path, which is only slower.
+        device.state != .active && device.broadcastChannel == nil && device.pushAddress == nil
+            && !storedContent.contains(#""liveActivity""#)
+    }
+
     /// The outcome of a Live Activity push with nowhere to go that the inbox cannot stand in for:
     /// an update or end for an activity the device no longer has (forgotten, or never
     /// registered), or a broadcast of an app that cannot send it. nil for everything else.

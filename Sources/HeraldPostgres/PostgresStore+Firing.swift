@@ -23,7 +23,10 @@ extension PostgresStore {
     /// due by this node's clock but not yet by the database's), then, once `decide` has chosen
     /// each row's next occurrence, one write (the fire log, the notifications advanced or
     /// removed, and the word to other nodes). See ``ClaimRead`` and ``ClaimWrite``.
-    public func claimDue(until: Date, firedAt: Date, limit: Int,
+    ///
+    /// `holding` is ignored: the inbox is a table of its own here, written by the dispatcher's
+    /// hold under the device's lock (see `holdInInbox`), so every firing goes to the dispatcher.
+    public func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
         let firedAtMilliseconds = firedAt.millisecondsSince1970

@@ -163,7 +163,8 @@ public actor SchedulerEngine: Service {
         let zones = unknownZones
         do {
             let claim = try await store.claimDue(until: Date(millisecondsSince1970: windowEnd), firedAt: now,
-                                                 limit: configuration.maximumBatch) { due in
+                                                 limit: configuration.maximumBatch,
+                                                 holding: channel.inboxOnlyRule) { due in
                 due.decision(deviceTimeZone: zones.zone(due.device.timeZone), now: now, lateAfter: lateAfter)
             }
             for entry in claim.armed { timers.insert(entry) }
@@ -174,9 +175,13 @@ public actor SchedulerEngine: Service {
                 logger.error("device time zone unknown to this system's tzdata; its floating notifications fire in UTC",
                              metadata: ["zone": "\(zone)"])
             }
-            guard !claim.fired.isEmpty else { return 0 }
-            await handOver(claim.fired)
-            return claim.fired.count
+            if !claim.heldInInbox.isEmpty {
+                // Held by the claim, at or after their instant: handed over at its commit.
+                await dispatcher.countHeldByClaim(claim.heldInInbox.count)
+                recordLateness(of: claim.heldInInbox, handedOverAt: clock.now())
+            }
+            if !claim.fired.isEmpty { await handOver(claim.fired) }
+            return claim.fired.count + claim.heldInInbox.count
         } catch is CancellationError {
             timers.insert(TimerEntry(fireAt: now.millisecondsSince1970, key: -1))
             return 0
@@ -207,11 +212,14 @@ extension SchedulerEngine {
             let group = byInstant[instant]!
             await dispatcher.enqueue(group)
             // Counted by channel and outcome once delivered (the dispatcher); lateness now.
-            let handedOverAt = clock.now()
-            let late = group.map { max(0, handedOverAt.timeIntervalSince($0.occurrence.scheduledFor)) }
-            for seconds in late { latenessTimer.recordNanoseconds(Int64(seconds * 1e9)) }
-            lateness.record(late)
+            recordLateness(of: group, handedOverAt: clock.now())
         }
+    }
+
+    private func recordLateness(of fired: [FiredOccurrence], handedOverAt: Date) {
+        let late = fired.map { max(0, handedOverAt.timeIntervalSince($0.occurrence.scheduledFor)) }
+        for seconds in late { latenessTimer.recordNanoseconds(Int64(seconds * 1e9)) }
+        lateness.record(late)
     }
 }
 

@@ -5,7 +5,7 @@ import HeraldCore
 /// Firing: due notifications claimed and their firings committed to the fire log in one write
 /// transaction, then the log read back only by recovery.
 extension SQLiteStore {
-    public func claimDue(until: Date, firedAt: Date, limit: Int,
+    public func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
         return try await pool.write { db in
@@ -22,7 +22,10 @@ extension SQLiteStore {
             var claim = FiringClaim(fired: [], armed: [], more: false)
             var read = 0
             var log: [[DatabaseValue]] = []
-            var candidates: [Int64: FiredOccurrence] = [:]
+            var candidates: [Int64: (fired: FiredOccurrence, held: Bool)] = [:]
+            // Rows of `log` the claim holds in their inbox itself; their hand-over ids are
+            // reserved once the count is known.
+            var heldRows: [Int] = []
             var advanced: [[DatabaseValue]] = []
             var removed: [[DatabaseValue]] = []
             // A burst fires many notifications of one device: its row is decoded once.
@@ -45,15 +48,22 @@ extension SQLiteStore {
                     // instant when claimed early: the engine holds it until then.
                     let content: String = row[9]
                     let handedOverAt = max(firedAt, occurrence.scheduledFor)
+                    // Held here only once its instant has come: an inbox item is visible to a
+                    // wake from the commit on, and nothing is handed over early.
+                    let held = occurrence.scheduledFor <= firedAt
+                        && holding?.holds(device, storedContent: content) == true
+                    if held { heldRows.append(log.count) }
                     log.append([
                         occurrence.id.databaseValue, occurrence.appID.databaseValue, occurrence.deviceID.databaseValue,
                         occurrence.notificationID.databaseValue, occurrence.scheduledFor.millisecondsSince1970.databaseValue,
                         handedOverAt.millisecondsSince1970.databaseValue, occurrence.late.databaseValue,
                         occurrence.missed.databaseValue, content.databaseValue, key.databaseValue,
                         generation.databaseValue, occurrence.index.databaseValue,
+                        held ? Self.heldChannel : Self.pendingChannel, held ? Self.heldOutcome : Self.pendingOutcome,
+                        .null,
                     ])
-                    candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
-                                                      firedAt: handedOverAt)
+                    candidates[key] = (FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
+                                                       firedAt: handedOverAt), held)
                 }
                 if let next = step.next {
                     advanced.append([key.databaseValue, next.index.databaseValue, next.entry.fireAt.databaseValue])
@@ -63,13 +73,24 @@ extension SQLiteStore {
                 }
             }
             claim.more = read == limit
+            // Ids in claim order, from the series every hand-over shares. A firing the log
+            // refuses (fired before) leaves a gap, which no device's cursor minds.
+            var sequence = try Self.reserveHandOverSequences(heldRows.count, db)
+            for row in heldRows {
+                log[row][Self.fireLogInboxColumn] = sequence.databaseValue
+                sequence += 1
+            }
             // The unique occurrence refuses a second firing: only rows inserted come back, and
             // only those are handed over.
             try Self.fireLogInsert.execute(log, in: db) { row in
                 let notificationKey: Int64 = row[1]
-                guard var fired = candidates.removeValue(forKey: notificationKey) else { return }
-                fired.logID = row[0]
-                claim.fired.append(fired)
+                guard var candidate = candidates.removeValue(forKey: notificationKey) else { return }
+                candidate.fired.logID = row[0]
+                if candidate.held {
+                    claim.heldInInbox.append(candidate.fired)
+                } else {
+                    claim.fired.append(candidate.fired)
+                }
             }
             claim.fired.sort { ($0.logID ?? 0) < ($1.logID ?? 0) }
             try Self.notificationAdvance.execute(advanced, in: db)
@@ -78,17 +99,26 @@ extension SQLiteStore {
         }
     }
 
-    /// A claim's fire-log rows, pending until the dispatcher stores their outcomes.
+    /// A claim's fire-log rows: pending until the dispatcher stores their outcomes, or held in
+    /// their inbox already (channel, outcome and hand-over id set).
     static let fireLogInsert = SQLiteMultiRow(sql: { values in
         """
         INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late, missed,
-            content, notification_key, generation, occurrence_index, channel, outcome)
-        SELECT *, 'pending', 'pending' FROM (VALUES \(values))
+            content, notification_key, generation, occurrence_index, channel, outcome, inbox_seq)
+        SELECT * FROM (VALUES \(values))
         WHERE true
         ON CONFLICT DO NOTHING
         RETURNING key, notification_key
         """
-    }, columns: 12)
+    }, columns: 15)
+
+    /// Where `fireLogInsert` takes a row's hand-over id.
+    static let fireLogInboxColumn = 14
+    /// A fire-log row's channel and outcome as the claim writes them: pending for the dispatcher,
+    /// or held when the claim holds the firing itself.
+    static let pendingChannel = "pending".databaseValue, pendingOutcome = "pending".databaseValue
+    static let heldChannel = CompletedDelivery.heldChannel.databaseValue
+    static let heldOutcome = CompletedDelivery.heldOutcome.databaseValue
 
     /// Repeating notifications moved on to their next occurrence: (key, index, instant) rows.
     static let notificationAdvance = SQLiteMultiRow(sql: { values in

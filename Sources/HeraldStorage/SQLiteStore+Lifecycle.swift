@@ -142,9 +142,9 @@ extension SQLiteStore {
     /// The outcome is written with it (``CompletedDelivery/heldInInbox(_:)``): the firing's row
     /// is written once, and the dispatcher storing the same outcome later writes nothing.
     static let inboxHold = SQLiteMultiRow(sql: { values in
-        let held = CompletedDelivery.heldInInbox(0)
-        return """
-            UPDATE delivery SET inbox_seq = v.column2, channel = '\(held.channel)', outcome = '\(held.outcome)'
+        """
+            UPDATE delivery SET inbox_seq = v.column2, channel = '\(CompletedDelivery.heldChannel)',
+                outcome = '\(CompletedDelivery.heldOutcome)'
             FROM (VALUES \(values)) AS v WHERE delivery.key = v.column1 AND delivery.inbox_seq IS NULL
             RETURNING delivery.key, delivery.inbox_seq
             """

@@ -102,10 +102,23 @@ public protocol SchedulerStore: Sendable {
     /// occurrence) and advances, re-arms or removes its notification. A cancel or replace
     /// committed before the claim is seen by it; nothing is read outside the transaction.
     ///
-    /// - Returns: the firings to hand to delivery, the timer entries to arm next, and whether
-    ///   `limit` cut the claim short (more may be due).
-    func claimDue(until: Date, firedAt: Date, limit: Int,
+    /// A firing that `holding` says can only end in its device's inbox, and whose instant has
+    /// come by `firedAt`, may be held in the same write, its outcome stored: it is returned in
+    /// ``FiringClaim/heldInInbox``, not ``FiringClaim/fired``. A store that cannot do that in
+    /// its claim (PostgreSQL) ignores the rule and returns every firing to deliver.
+    ///
+    /// - Returns: the firings to hand to delivery, those held already, the timer entries to arm
+    ///   next, and whether `limit` cut the claim short (more may be due).
+    func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                   decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim
+}
+
+extension SchedulerStore {
+    /// A claim that holds nothing itself: every firing is returned to deliver.
+    public func claimDue(until: Date, firedAt: Date, limit: Int,
+                         decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
+        try await claimDue(until: until, firedAt: firedAt, limit: limit, holding: nil, decide: decide)
+    }
 }
 
 /// What delivery needs: the fire log's unfinished firings and their outcomes, the inbox, app
@@ -250,8 +263,11 @@ public struct DueNotification: Sendable {
 
 /// What one claim fired and re-armed.
 public struct FiringClaim: Sendable {
-    /// Firings committed to the fire log, each with its log id.
+    /// Firings committed to the fire log, each with its log id, to deliver.
     public var fired: [FiredOccurrence]
+    /// Firings committed to the fire log already held in their devices' inboxes, with their
+    /// outcome (``CompletedDelivery/heldInInbox(_:)``): nothing left to deliver or store.
+    public var heldInInbox: [FiredOccurrence] = []
     /// Timer entries for the notifications that go on.
     public var armed: [TimerEntry]
     /// The claim stopped at its limit: more may be due now.
@@ -284,8 +300,12 @@ public struct CompletedDelivery: Sendable {
     /// may write it when it holds the item, in the same write, so that storing it again later
     /// changes nothing.
     public static func heldInInbox(_ deliveryID: Int64) -> CompletedDelivery {
-        CompletedDelivery(deliveryID: deliveryID, channel: "inbox", outcome: "held")
+        CompletedDelivery(deliveryID: deliveryID, channel: heldChannel, outcome: heldOutcome)
     }
+
+    /// The `channel` and `outcome` columns of ``heldInInbox(_:)``.
+    public static let heldChannel = "inbox"
+    public static let heldOutcome = "held"
 }
 
 extension Date {
