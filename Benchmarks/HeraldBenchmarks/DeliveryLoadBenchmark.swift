@@ -145,6 +145,11 @@ enum DeliveryLoadBenchmark {
                                                    push: PushDeliveryChannel(gateway: server.gateway, store: store),
                                                    ledger: StoredTokenLedger(store: store), store: store),
                                recorder: recorder))
+        // Firings the claim holds itself are delivered at its commit.
+        await server.engine.observeHeldByClaim { fired in
+            recorder.record(handedAt: Date(), scheduled: fired.lazy.map(\.occurrence.scheduledFor),
+                            outcomes: Array(repeating: DeliveryOutcome(.inbox, .held), count: fired.count))
+        }
 
         let count = offsets.count
         let devices = FiringBenchmark.devices(for: count)
@@ -276,6 +281,8 @@ final class LateChannel: DeliveryChannel {
         guard let channel = inner.withLock({ $0 }) else { preconditionFailure("LateChannel used before set") }
         return await channel.deliver(batch)
     }
+
+    var inboxOnlyRule: InboxOnlyRule? { inner.withLock { $0 }?.inboxOnlyRule }
 }
 
 /// Wraps the router: records, when each delivery call returns, every occurrence's lateness and
@@ -289,4 +296,8 @@ struct TimedChannel: DeliveryChannel {
         recorder.record(handedAt: Date(), scheduled: batch.lazy.map(\.occurrence.scheduledFor), outcomes: outcomes)
         return outcomes
     }
+
+    /// The router's, as the server would use it: what the claim holds never reaches `deliver`,
+    /// and the engine's observer times it (see `measure`).
+    var inboxOnlyRule: InboxOnlyRule? { inner.inboxOnlyRule }
 }

@@ -24,8 +24,6 @@ extension PostgresStore {
     /// each row's next occurrence, one write (the fire log, the notifications advanced or
     /// removed, and the word to other nodes). See ``ClaimRead`` and ``ClaimWrite``.
     ///
-    /// `holding` is ignored: the inbox is a table of its own here, written by the dispatcher's
-    /// hold under the device's lock (see `holdInInbox`), so every firing goes to the dispatcher.
     public func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
@@ -51,7 +49,11 @@ extension PostgresStore {
                 if let occurrence = step.firing {
                     // The stored text as it is: the log keeps exactly what was scheduled.
                     let content = try row.value(10, as: String.self)
-                    write.log.append(occurrence, content: content, notificationKey: key, generation: generation)
+                    // Held here only once its instant has come (by this node's clock, as the
+                    // engine hands over): nothing reaches an inbox early.
+                    let held = occurrence.scheduledFor <= firedAt
+                        && holding?.holds(device, storedContent: content) == true
+                    write.log.append(occurrence, content: content, notificationKey: key, generation: generation, held: held)
                     // Fired at its instant when claimed early: the engine holds it until then.
                     candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
                                                       firedAt: max(firedAt, occurrence.scheduledFor))
@@ -70,9 +72,13 @@ extension PostgresStore {
             let logIDs = try await write.run(on: connection, firedAt: firedAtMilliseconds, node: self.nodeID,
                                               logger: self.logger)
             for key in write.log.notificationKeys {
-                guard let logID = logIDs[key], var fired = candidates[key] else { continue }
-                fired.logID = logID
-                claim.fired.append(fired)
+                guard let logged = logIDs[key], var fired = candidates[key] else { continue }
+                fired.logID = logged.logID
+                if logged.held {
+                    claim.heldInInbox.append(fired)
+                } else {
+                    claim.fired.append(fired)
+                }
             }
             return claim
         }
@@ -203,10 +209,14 @@ struct FireLogBatch {
     var notificationKeys: [Int64] = []
     var generations: [Int64] = []
     var indexes: [Int64] = []
+    /// Held in the device's inbox by the claim itself (see ``InboxOnlyRule``).
+    var held: [Bool] = []
 
     var isEmpty: Bool { occurrenceIDs.isEmpty }
 
-    mutating func append(_ occurrence: Occurrence, content: String, notificationKey: Int64, generation: Int64) {
+    mutating func append(_ occurrence: Occurrence, content: String, notificationKey: Int64, generation: Int64,
+                         held: Bool) {
+        self.held.append(held)
         occurrenceIDs.append(occurrence.id)
         appIDs.append(occurrence.appID)
         deviceIDs.append(occurrence.deviceID)

@@ -49,6 +49,8 @@ public actor SchedulerEngine: Service {
     private var sleepingUntil: Int64?
     /// Device zones tzdata no longer knows, each logged once.
     private let unknownZones = UnknownZones()
+    /// Told of the firings each claim held in their inboxes itself, once committed.
+    private var heldByClaimObserver: (@Sendable ([FiredOccurrence]) -> Void)?
 
     /// - Parameters:
     ///   - channel: where fired occurrences go, through the dispatcher (and `present` directly).
@@ -88,6 +90,13 @@ public actor SchedulerEngine: Service {
         if let sleepingUntil, earliest < sleepingUntil {
             sleeper?.cancel()
         }
+    }
+
+    /// Calls `observer` with the firings each claim holds in their devices' inboxes itself (see
+    /// `InboxOnlyRule`), right after the claim commits: they never reach the channel, whose
+    /// `deliver` sees the rest. Benchmarks time delivery with it.
+    public func observeHeldByClaim(_ observer: @escaping @Sendable ([FiredOccurrence]) -> Void) {
+        heldByClaimObserver = observer
     }
 
     /// Delivers a notification now without storing it, and records the delivery.
@@ -177,6 +186,7 @@ public actor SchedulerEngine: Service {
             }
             if !claim.heldInInbox.isEmpty {
                 // Held by the claim, at or after their instant: handed over at its commit.
+                heldByClaimObserver?(claim.heldInInbox)
                 await dispatcher.countHeldByClaim(claim.heldInInbox.count)
                 recordLateness(of: claim.heldInInbox, handedOverAt: clock.now())
             }

@@ -308,6 +308,36 @@ struct StoreContractTests {
         }
     }
 
+    @Test("A claim given an inbox-only rule holds a firing whose instant has come, with its outcome; one claimed early goes to the dispatcher",
+          arguments: StoreBackend.all)
+    func claimHoldsInboxOnlyFirings(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            let subject = try await prepare(host)
+            let store = subject.store
+            _ = try await store.schedule(fixtures.oneShot("before", at: 10), now: start)
+            let before = try #require(try await fixtures.claimAll(store, at: 10).first)
+            let beforeID = try #require(try await store.holdInInbox([try inboxItem(before)]).first ?? nil)
+            try await store.completeDeliveries([CompletedDelivery.heldInInbox(try #require(before.logID))])
+            _ = try await store.schedule(fixtures.oneShot("due", at: 20), now: start)
+            _ = try await store.schedule(fixtures.oneShot("soon", at: 20.001), now: start)
+            let at = start.addingTimeInterval(20)
+            let claim = try await store.claimDue(until: at.addingTimeInterval(0.002), firedAt: at, limit: 10,
+                                                 holding: InboxOnlyRule { _, _ in true }) { due in
+                due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
+            }
+            #expect(claim.heldInInbox.map(\.occurrence.id) == ["due#0"])
+            #expect(claim.heldInInbox.first?.logID != nil)
+            #expect(claim.fired.map(\.occurrence.id) == ["soon#0"], "claimed before its instant: not in an inbox yet")
+            let inbox = try await store.handedOver(appID: app, deviceID: "d0", after: beforeID).inbox
+            #expect(inbox.map(\.occurrence.id) == ["due#0"], "held with an id above the earlier item's")
+            #expect(try await store.unfinishedFirings().fired.map(\.occurrence.id) == ["soon#0"])
+            let outcomes = try await store.deliveries(appID: app, deviceID: "d0", limit: 10)
+            #expect(outcomes.first { $0.notificationID == "due" }.map { [$0.channel, $0.outcome] }
+                    == [CompletedDelivery.heldChannel, CompletedDelivery.heldOutcome])
+            await subject.close()
+        }
+    }
+
     @Test("An acknowledged inbox item is not held again when its firing is handed over again, and later items get higher ids",
           arguments: StoreBackend.all)
     func acknowledgedItemStaysAcknowledged(backend: StoreBackend) async throws {
