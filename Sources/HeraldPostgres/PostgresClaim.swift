@@ -65,9 +65,8 @@ struct ClaimReadEmpty: Error {}
 
 /// The write half of a claim: one statement, one round trip, however many rows. Data-modifying
 /// CTEs insert the fire log (the unique occurrence key refuses a second firing: only rows
-/// inserted come back) and the inbox items of the firings the claim holds itself, advance the
-/// repeating notifications, delete the others, and send the arming word with `pg_notify`
-/// (delivered only if the transaction commits).
+/// inserted come back), advance the repeating notifications, delete the others, and send the
+/// arming word with `pg_notify` (delivered only if the transaction commits).
 struct ClaimWrite {
     var log = FireLogBatch()
     var advanced: (keys: [Int64], indexes: [Int64], fireAts: [Int64]) = ([], [], [])
@@ -83,36 +82,20 @@ struct ClaimWrite {
         advanced.fireAts.append(next.entry.fireAt)
     }
 
-    /// Runs the statement; returns, for each notification whose firing was logged, its fire-log
-    /// id and whether the claim held it in its device's inbox.
-    ///
-    /// A held firing's item goes into `device_inbox` in the same statement, with an id from the
-    /// hand-over series in fire-log order. A device deleted meanwhile cannot keep it: deleting a
-    /// device deletes its notifications, which waits for this claim's row locks, and the delete's
-    /// trigger then removes the device's inbox.
+    /// Runs the statement; returns the fire log id of each notification whose firing was logged.
     func run(on connection: PostgresConnection, firedAt: Int64, node: String,
-             logger: Logger) async throws -> [Int64: (logID: Int64, held: Bool)] {
+             logger: Logger) async throws -> [Int64: Int64] {
         let rows = try await connection.rows("""
             WITH logged AS (
                 INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
                     late, missed, channel, outcome, content, notification_key, generation, occurrence_index, claimed_by)
-                SELECT o, a, d, i, s, greatest(\(firedAt), s), l, m,
-                    CASE WHEN h THEN \(CompletedDelivery.heldChannel) ELSE 'pending' END,
-                    CASE WHEN h THEN \(CompletedDelivery.heldOutcome) ELSE 'pending' END, c, k, g, x, \(node)
+                SELECT o, a, d, i, s, greatest(\(firedAt), s), l, m, 'pending', 'pending', c, k, g, x, \(node)
                 FROM unnest(\(log.occurrenceIDs)::text[], \(log.appIDs)::text[], \(log.deviceIDs)::text[],
                     \(log.notificationIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
                     \(log.missed)::bigint[], \(log.contents)::text[], \(log.notificationKeys)::bigint[],
-                    \(log.generations)::bigint[], \(log.indexes)::bigint[], \(log.held)::boolean[])
-                    AS u(o, a, d, i, s, l, m, c, k, g, x, h)
+                    \(log.generations)::bigint[], \(log.indexes)::bigint[]) AS u(o, a, d, i, s, l, m, c, k, g, x)
                 ON CONFLICT DO NOTHING
-                RETURNING key, notification_key, outcome <> 'pending' AS held, app_id, device_id, occurrence_id,
-                    notification_id, scheduled_for, fired_at, late, missed, content
-            ), inboxed AS (
-                INSERT INTO device_inbox (key, app_id, device_id, occurrence_id, notification_id, scheduled_for,
-                    fired_at, late, missed, content, delivery_key)
-                SELECT nextval('hand_over_sequence'), app_id, device_id, occurrence_id, notification_id, scheduled_for,
-                    fired_at, late, missed, content, key
-                FROM logged WHERE held ORDER BY key
+                RETURNING key, notification_key
             ), advanced AS (
                 UPDATE notification AS n SET next_index = u.i, next_fire_at = u.f
                 FROM unnest(\(advanced.keys)::bigint[], \(advanced.indexes)::bigint[], \(advanced.fireAts)::bigint[])
@@ -123,16 +106,16 @@ struct ClaimWrite {
             ), notified AS MATERIALIZED (
                 SELECT pg_notify(\(PostgresStore.armingChannel), p) FROM unnest(\(payloads)::text[]) AS p
             )
-            SELECT key, notification_key, held FROM logged
+            SELECT key, notification_key FROM logged
             UNION ALL
-            SELECT NULL::bigint, NULL::bigint, NULL::boolean FROM notified
+            SELECT NULL::bigint, NULL::bigint FROM notified
             """, logger: logger)
-        var logged: [Int64: (logID: Int64, held: Bool)] = [:]
-        logged.reserveCapacity(rows.count)
+        var logIDs: [Int64: Int64] = [:]
+        logIDs.reserveCapacity(rows.count)
         for row in rows {
             guard let key = try row.value(0, as: Int64?.self) else { continue }
-            logged[try row.value(1, as: Int64.self)] = (key, try row.value(2, as: Bool.self))
+            logIDs[try row.value(1, as: Int64.self)] = key
         }
-        return logged
+        return logIDs
     }
 }

@@ -24,6 +24,12 @@ extension PostgresStore {
     /// each row's next occurrence, one write (the fire log, the notifications advanced or
     /// removed, and the word to other nodes). See ``ClaimRead`` and ``ClaimWrite``.
     ///
+    /// `holding` is ignored: every firing goes to the dispatcher. Inbox ids must follow commit
+    /// order (a wake hands over, and an acknowledgement covers, everything up to an id), so the
+    /// dispatcher's hold locks the devices before drawing them (see `holdInInbox`). A claim
+    /// holding notification locks cannot also take device locks: a cancel takes them the other
+    /// way round. (Tried: ids drawn in the claim let an acknowledgement on another node cover an
+    /// item committed after it, which the fault harness's `ackrace` caught.)
     public func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
@@ -49,11 +55,7 @@ extension PostgresStore {
                 if let occurrence = step.firing {
                     // The stored text as it is: the log keeps exactly what was scheduled.
                     let content = try row.value(10, as: String.self)
-                    // Held here only once its instant has come (by this node's clock, as the
-                    // engine hands over): nothing reaches an inbox early.
-                    let held = occurrence.scheduledFor <= firedAt
-                        && holding?.holds(device, storedContent: content) == true
-                    write.log.append(occurrence, content: content, notificationKey: key, generation: generation, held: held)
+                    write.log.append(occurrence, content: content, notificationKey: key, generation: generation)
                     // Fired at its instant when claimed early: the engine holds it until then.
                     candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
                                                       firedAt: max(firedAt, occurrence.scheduledFor))
@@ -72,13 +74,9 @@ extension PostgresStore {
             let logIDs = try await write.run(on: connection, firedAt: firedAtMilliseconds, node: self.nodeID,
                                               logger: self.logger)
             for key in write.log.notificationKeys {
-                guard let logged = logIDs[key], var fired = candidates[key] else { continue }
-                fired.logID = logged.logID
-                if logged.held {
-                    claim.heldInInbox.append(fired)
-                } else {
-                    claim.fired.append(fired)
-                }
+                guard let logID = logIDs[key], var fired = candidates[key] else { continue }
+                fired.logID = logID
+                claim.fired.append(fired)
             }
             return claim
         }
@@ -209,14 +207,10 @@ struct FireLogBatch {
     var notificationKeys: [Int64] = []
     var generations: [Int64] = []
     var indexes: [Int64] = []
-    /// Held in the device's inbox by the claim itself (see ``InboxOnlyRule``).
-    var held: [Bool] = []
 
     var isEmpty: Bool { occurrenceIDs.isEmpty }
 
-    mutating func append(_ occurrence: Occurrence, content: String, notificationKey: Int64, generation: Int64,
-                         held: Bool) {
-        self.held.append(held)
+    mutating func append(_ occurrence: Occurrence, content: String, notificationKey: Int64, generation: Int64) {
         occurrenceIDs.append(occurrence.id)
         appIDs.append(occurrence.appID)
         deviceIDs.append(occurrence.deviceID)

@@ -249,7 +249,7 @@ struct SQLiteStoreTests {
         #expect(counter.counts.rowsByTable["delivery", default: 0] == 0)
     }
 
-    @Test("A firing the claim holds in its inbox is one fire-log row, written once")
+    @Test("SQLite's claim holds a due firing its rule takes in the inbox: one fire-log row, written once")
     func claimHoldWritesOneRow() async throws {
         let counter = SQLiteWriteCounter()
         let directory = NSTemporaryDirectory() + "herald-store-\(UUID().uuidString)"
@@ -264,7 +264,7 @@ struct SQLiteStoreTests {
         let claim = try await store.claimDue(until: at, firedAt: at, limit: 10, holding: InboxOnlyRule { _, _ in true }) { due in
             due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
         }
-        #expect(claim.heldInInbox.count == 1)
+        #expect(claim.heldInInbox.map(\.occurrence.id) == ["due#0"] && claim.fired.isEmpty)
         #expect(counter.counts.rowsByTable == ["delivery": 1, "notification": 1, "hand_over_sequence": 1])
     }
 }
