@@ -14,6 +14,8 @@ public final class SQLiteStore: HeraldStore {
     }
 
     let pool: DatabasePool
+    /// The API's notification writes, committed together when they arrive together.
+    let notificationWrites: SQLiteGroupCommit
     public let path: String
     private let checkpointer: Task<Void, Never>
     /// Called after a feedback event is committed, so the outbox dispatcher wakes instead of polling.
@@ -34,6 +36,7 @@ public final class SQLiteStore: HeraldStore {
             writeCounter?.install(on: db.sqliteConnection, role: db.configuration.readonly ? .reader : .writer)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        notificationWrites = SQLiteGroupCommit(pool: pool)
         // Set on the writer after the pool opened it: DatabasePool applies its own default
         // (NORMAL) after prepareDatabase, which would silently undo FULL.
         try pool.writeWithoutTransaction { db in
@@ -250,7 +253,7 @@ public final class SQLiteStore: HeraldStore {
     public func schedule(_ notification: LocalNotification, now: Date) async throws -> ScheduleResult {
         let content = try Self.encoder.encode(notification.content)
         let nowMilliseconds = now.millisecondsSince1970
-        return try await pool.write { db in
+        return try await notificationWrites.write { db in
             guard let policyText = try String.fetchOne(db.cachedStatement(sql: "SELECT overflow FROM app WHERE id = ?"),
                                                        arguments: [notification.appID]) else {
                 throw HeraldError.appNotFound(notification.appID)
@@ -315,7 +318,7 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func cancel(appID: String, deviceID: String, id: String) async throws -> Bool {
-        try await pool.write { db in
+        try await notificationWrites.write { db in
             try db.cachedStatement(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ? AND id = ?")
                 .execute(arguments: [appID, deviceID, id])
             return db.changesCount > 0
@@ -323,7 +326,7 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func cancelAll(appID: String, deviceID: String) async throws -> Int {
-        try await pool.write { db in
+        try await notificationWrites.write { db in
             try db.cachedStatement(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ?")
                 .execute(arguments: [appID, deviceID])
             return db.changesCount

@@ -9,9 +9,10 @@ final class TemporaryStore {
     let directory: String
     private(set) var store: SQLiteStore
 
-    init() throws {
+    /// - Parameter writeCounter: counts the store's writes, for tests of what a call writes.
+    init(writeCounter: SQLiteWriteCounter? = nil) throws {
         directory = NSTemporaryDirectory() + "herald-store-\(UUID().uuidString)"
-        store = try SQLiteStore(directory: directory)
+        store = try SQLiteStore(directory: directory, writeCounter: writeCounter)
     }
 
     /// Closes and reopens the same file, as a restart does.
@@ -40,8 +41,8 @@ func sampleNotification(_ id: String, at date: Date, device: String = "phone", z
 struct SQLiteStoreTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func prepared(overflow: OverflowPolicy = .reject) async throws -> TemporaryStore {
-        let temporary = try TemporaryStore()
+    func prepared(overflow: OverflowPolicy = .reject, writeCounter: SQLiteWriteCounter? = nil) async throws -> TemporaryStore {
+        let temporary = try TemporaryStore(writeCounter: writeCounter)
         _ = try await temporary.store.saveApp(App(id: "com.example.app", overflow: overflow))
         _ = try await temporary.store.saveDevice(Device(appID: "com.example.app", id: "phone", timeZone: "UTC"), now: now)
         return temporary
@@ -231,11 +232,8 @@ struct SQLiteStoreTests {
     @Test("Holding a firing in its inbox stores its outcome in the same write: nothing is left pending, and storing it again writes nothing")
     func holdStoresOutcome() async throws {
         let counter = SQLiteWriteCounter()
-        let directory = NSTemporaryDirectory() + "herald-store-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try SQLiteStore(directory: directory, writeCounter: counter)
-        _ = try await store.saveApp(App(id: "com.example.app"))
-        _ = try await store.saveDevice(Device(appID: "com.example.app", id: "phone", timeZone: "UTC"), now: now)
+        let temporary = try await prepared(writeCounter: counter)
+        let store = temporary.store
         let fixtures = StoreFixtures(app: "com.example.app", start: now)
         _ = try await store.schedule(fixtures.oneShot("a", device: "phone", at: 60), now: now)
         let fired = try await fixtures.claimAll(store, at: 60)
@@ -252,11 +250,8 @@ struct SQLiteStoreTests {
     @Test("SQLite's claim holds a due firing its rule takes in the inbox: one fire-log row, written once")
     func claimHoldWritesOneRow() async throws {
         let counter = SQLiteWriteCounter()
-        let directory = NSTemporaryDirectory() + "herald-store-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try SQLiteStore(directory: directory, writeCounter: counter)
-        _ = try await store.saveApp(App(id: "com.example.app"))
-        _ = try await store.saveDevice(Device(appID: "com.example.app", id: "phone", timeZone: "UTC"), now: now)
+        let temporary = try await prepared(writeCounter: counter)
+        let store = temporary.store
         _ = try await store.schedule(StoreFixtures(app: "com.example.app", start: now).oneShot("due", device: "phone", at: 60),
                                      now: now)
         let at = now.addingTimeInterval(60)
