@@ -12,7 +12,8 @@ import Synchronization
 /// One timer sleeps until the earliest pending fire instant; nothing polls. When it wakes, it
 /// claims every occurrence due within ``Configuration/batchWindow`` in one transaction (firings
 /// committed to the fire log with their content, one-shots removed, repeating ones advanced),
-/// hands the firings to the ``DeliveryDispatcher`` without waiting, and goes back to sleep.
+/// hands the firings to the ``DeliveryDispatcher`` without waiting, and goes back to sleep. A
+/// firing its channel's `InboxOnlyRule` takes is held by the claim itself, where the store can.
 public actor SchedulerEngine: Service {
     public struct Configuration: Sendable {
         /// Occurrences due this close together fire as one batch.
