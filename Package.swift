@@ -81,6 +81,9 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Yams", package: "Yams"),
+        ], resources: [
+            // The OpenAPI document, compiled into the binary: `/openapi.yaml` and the tests read it.
+            .embedInCode("openapi.yaml"),
         ]),
         // The one executable: `herald serve` and the client subcommands.
         .executableTarget(name: "herald", dependencies: [

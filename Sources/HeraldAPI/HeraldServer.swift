@@ -154,7 +154,9 @@ public struct HeraldServer: Sendable {
         router.add(middleware: HTTPMetricsMiddleware())
         router.add(middleware: ErrorMiddleware(routes: routes))
         router.add(middleware: AccessMiddleware(
-            keys: APIKeys(adminKeys: configuration.adminKeys, appKeys: configuration.appKeys.map { ($0.app, $0.key) }),
+            keys: APIKeys(adminKeys: configuration.adminKeys, appKeys: configuration.appKeys.map { ($0.app, $0.key) },
+                          metricsKeys: configuration.metricsKeys),
+            metricsArePublic: configuration.metricsArePublic,
             metrics: metrics,
             limiter: RateLimiter(ratePerSecond: configuration.ratePerSecond, burst: configuration.rateBurst),
             hookLimiter: RateLimiter(ratePerSecond: configuration.hookRatePerSecond, burst: configuration.hookRateBurst),
@@ -172,6 +174,7 @@ public struct HeraldServer: Sendable {
                    claimLease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000),
                    maxTokensPerRequest: configuration.hookMaxTokensPerRequest).register(on: router)
         FeedbackRoutes(store: store, dispatcher: feedback).register(on: router)
+        BackupRoutes(services: services, store: store as? any OnlineBackup).register(on: router)
         StatusRoutes(reports: StatusReports(store: store, gauges: gauges, gateway: gateway, lateness: engine.lateness, clock: clock),
                      store: store, dispatcher: feedback).register(on: router)
         LifecycleRoutes(services: services, store: store, streams: streams, gateway: gateway, metrics: metrics,

@@ -312,12 +312,7 @@ extension PostgresStore {
     }
 
     public func deliveries(appID: String, deviceID: String, limit: Int) async throws -> [Delivery] {
-        try await read { connection in
-            try await connection.rows("""
-                SELECT \(unescaped: Self.deliveryColumns) FROM delivery WHERE app_id = \(appID) AND device_id = \(deviceID)
-                ORDER BY key DESC LIMIT \(limit)
-                """, logger: self.logger).map(Self.delivery(from:))
-        }
+        try await deliveries(appID: appID, deviceID: deviceID, before: nil, limit: limit).items
     }
 
     // MARK: Tokens

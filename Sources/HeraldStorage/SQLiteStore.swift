@@ -353,12 +353,7 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func deliveries(appID: String, deviceID: String, limit: Int) async throws -> [Delivery] {
-        try await pool.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT \(Self.deliveryColumns) FROM delivery WHERE app_id = ? AND device_id = ?
-                ORDER BY key DESC LIMIT ?
-                """), arguments: [appID, deviceID, limit]).map(Self.delivery(from:))
-        }
+        try await deliveries(appID: appID, deviceID: deviceID, before: nil, limit: limit).items
     }
 
     // MARK: Scheduler

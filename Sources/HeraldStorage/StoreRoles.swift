@@ -8,7 +8,7 @@ import HeraldCore
 /// Every method is one logical change in one transaction, and every method that returns has
 /// committed: nothing it accepted can be lost to a crash of the process.
 public typealias HeraldStore = DeviceStore & SchedulerStore & DeliveryStore & HookStore & OutboxStore & RetentionStore
-    & StatusStore
+    & StatusStore & ListingStore
 
 /// Apps, devices, their notifications and lifecycle, as the HTTP API manages them.
 public protocol DeviceStore: Sendable {

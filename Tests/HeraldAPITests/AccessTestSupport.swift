@@ -164,6 +164,9 @@ struct GuardOptions: Sendable {
     var allowedEnvironmentsIncludeSandbox = false
     var hookRatePerSecond: Double?
     var hookRateBurst: Int?
+    /// `auth.metricsKeys` and `metrics.public`.
+    var metricsKeys: [String] = []
+    var metricsArePublic = false
     var hookMaxTokensPerRequest: Int?
 }
 
@@ -199,6 +202,8 @@ func withGuardedHerald<Value: Sendable>(
     if let value = options.maxBodyBytes { configuration.maxBodyBytes = value }
     if let value = options.hookToleranceSeconds { configuration.hookToleranceSeconds = value }
     configuration.feedbackURLs = options.feedbackURLs
+    configuration.metricsKeys = options.metricsKeys
+    configuration.metricsArePublic = options.metricsArePublic
     configuration.feedbackSecret = options.feedbackSecret
     if let value = options.feedbackEvents { configuration.feedbackEvents = value }
     if let value = options.feedbackMaxAttempts { configuration.feedbackMaxAttempts = value }

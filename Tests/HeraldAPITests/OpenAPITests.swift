@@ -18,6 +18,17 @@ struct OpenAPITests {
         }
     }
 
+    @Test("/openapi.yaml serves Sources/HeraldAPI/openapi.yaml, the file the package ships, byte for byte")
+    func documentIsTheShippedFile() async throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/HeraldAPI/openapi.yaml")
+        let source = try String(contentsOf: file, encoding: .utf8)
+        try await withHerald { herald in
+            let reply = try await herald.api.get("/openapi.yaml")
+            #expect(reply.text == source)
+        }
+    }
+
     /// `METHOD /path` for every operation under `paths:` (two-space paths, four-space methods).
     static func operations(in document: String) -> Set<String> {
         var operations: Set<String> = []

@@ -410,6 +410,56 @@ struct StoreContractTests {
             await subject.close()
         }
     }
+
+    @Test("Listings page in byte order of their keys (deliveries newest first), filter devices, and leave channels out",
+          arguments: StoreBackend.all)
+    func listingsPageInKeyOrder(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            let subject = try await host.makeStore()
+            let store = subject.store
+            // Byte order: upper case before lower case, "." before letters, whatever the collation.
+            let apps = ["B.app", "a.app", "a.app2", "c.app", "Z.app"]
+            for id in apps { _ = try await store.saveApp(App(id: id)) }
+            var walked: [String] = []
+            var after: String?
+            repeat {
+                let page = try await store.apps(after: after, limit: 2)
+                walked += page.items.map(\.id)
+                after = page.nextKey
+            } while after != nil
+            #expect(walked == apps.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+
+            for (index, platform) in [Platform.ios, .android, .ios].enumerated() {
+                var device = Device(appID: "a.app", id: "d\(index)", timeZone: "UTC")
+                device.platform = platform
+                _ = try await store.saveDevice(device, now: start)
+            }
+            _ = try await store.createChannel(BroadcastChannel(name: "news", apnsChannelID: "dHN0LTEyMzQ=", messageStoragePolicy: 0), appID: "a.app", now: start)
+            let ios = try await store.devices(appID: "a.app", filter: DeviceFilter(platform: .ios), after: nil, limit: 10)
+            #expect(ios.items.map(\.id) == ["d0", "d2"])
+            #expect(ios.nextKey == nil)
+            let firstTwo = try await store.devices(appID: "a.app", filter: DeviceFilter(), after: nil, limit: 2)
+            #expect(firstTwo.items.map(\.id) == ["d0", "d1"])
+            let rest = try await store.devices(appID: "a.app", filter: DeviceFilter(), after: firstTwo.nextKey, limit: 2)
+            #expect(rest.items.map(\.id) == ["d2"])
+            #expect(try await store.devices(appID: "a.app", filter: DeviceFilter(state: .active), after: nil, limit: 10).items.isEmpty)
+
+            for name in ["orders", "builds", "alerts"] { _ = try await store.saveHook(name: name, definition: "{}") }
+            let hooks = try await store.hooks(after: "alerts", limit: 10)
+            #expect(hooks.items.map(\.name) == ["builds", "orders"])
+
+            try await store.recordDeliveries((0..<5).map { index in
+                Delivery(occurrenceID: "n\(index)#0", appID: "a.app", deviceID: "d0", notificationID: "n\(index)",
+                         scheduledFor: start, firedAt: start, late: false, missed: 0, channel: "inbox", outcome: "held")
+            })
+            let newest = try await store.deliveries(appID: "a.app", deviceID: "d0", before: nil, limit: 3)
+            #expect(newest.items.map(\.notificationID) == ["n4", "n3", "n2"])
+            let older = try await store.deliveries(appID: "a.app", deviceID: "d0", before: newest.nextKey, limit: 3)
+            #expect(older.items.map(\.notificationID) == ["n1", "n0"])
+            #expect(older.nextKey == nil)
+            await subject.close()
+        }
+    }
 }
 
 /// The inbox item the router makes of a firing.

@@ -95,14 +95,8 @@ schema=("$base/openapi.yaml")
 case "${HERALD_FUZZ_SCHEMA:-}" in
     "") ;;
     source)
-        # The raw string between the #""" delimiters, as the server would serve it.
-        "$py" - "$repo/Sources/HeraldAPI/Routes/OpenAPIDocument.swift" "$work/openapi.yaml" <<'PY'
-import sys
-text = open(sys.argv[1], encoding="utf-8").read()
-start = text.index('#"""\n') + len('#"""\n')
-end = text.index('\n"""#', start)
-open(sys.argv[2], "w", encoding="utf-8").write(text[start:end] + "\n")
-PY
+        # The document as the sources hold it (the server embeds the same file).
+        cp "$repo/Sources/HeraldAPI/openapi.yaml" "$work/openapi.yaml"
         schema=("$work/openapi.yaml" --url "$base") ;;
     *) schema=("$HERALD_FUZZ_SCHEMA" --url "$base") ;;
 esac

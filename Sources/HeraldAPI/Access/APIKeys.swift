@@ -11,13 +11,15 @@ public struct APIKeys: Sendable {
 
     private let entries: [Entry]
 
-    public init(adminKeys: [String], appKeys: [(app: String, key: String)]) {
+    public init(adminKeys: [String], appKeys: [(app: String, key: String)], metricsKeys: [String] = []) {
         entries = adminKeys.map { Entry(digest: SHA256.hash(Array($0.utf8)), principal: .admin) }
             + appKeys.map { Entry(digest: SHA256.hash(Array($0.key.utf8)), principal: .app($0.app)) }
+            + metricsKeys.map { Entry(digest: SHA256.hash(Array($0.utf8)), principal: .metrics) }
     }
 
-    /// No keys at all: the server is loopback-only and unauthenticated.
-    public var isEmpty: Bool { entries.isEmpty }
+    /// No admin or app keys: the server is loopback-only and unauthenticated. Metrics keys
+    /// alone protect nothing but `/metrics`, so they do not count.
+    public var isEmpty: Bool { !entries.contains { $0.principal != .metrics } }
 
     /// The caller a presented key belongs to, or nil. Every entry is compared, match or not.
     public func principal(for key: String) -> Principal? {

@@ -11,6 +11,8 @@ struct AccessMiddleware: RouterMiddleware {
     typealias Context = HeraldRequestContext
 
     let keys: APIKeys
+    /// `metrics.public`: `/metrics` answers without a key even when keys are configured.
+    let metricsArePublic: Bool
     let metrics: ServerMetrics
     /// One bucket per API key.
     let limiter: RateLimiter
@@ -29,7 +31,9 @@ struct AccessMiddleware: RouterMiddleware {
                 return refusal
             }
             return try await withTimeout(request, context, next)
-        case .app, .admin, .anyKey, .unmatched:
+        case .metrics where keys.isEmpty || metricsArePublic:
+            return try await withTimeout(request, context, next)
+        case .app, .admin, .anyKey, .metrics, .unmatched:
             break
         }
         var context = context
@@ -77,12 +81,21 @@ struct AccessMiddleware: RouterMiddleware {
     }
 
     /// App keys reach only routes of their own app (compared on the decoded `{app}` parameter)
-    /// and the push route, which checks each entry's app itself. Everything else needs an admin.
+    /// and the push route, which checks each entry's app itself. A metrics key reads `/metrics`
+    /// alone, which otherwise needs an admin. Everything else needs an admin.
     private func authorize(_ principal: Principal, access: RouteAccess, parameters: Parameters) throws {
+        if principal == .metrics {
+            guard access == .metrics || access == .open || access == .unmatched else {
+                throw APIError(status: .forbidden, reason: "forbidden", message: "a metrics key reads /metrics only")
+            }
+            return
+        }
         guard case .app(let own) = principal else { return }
         switch access {
         case .open, .signedHook, .anyKey, .unmatched:
             return
+        case .metrics:
+            throw APIError(status: .forbidden, reason: "forbidden", message: "/metrics needs an admin or a metrics key")
         case .app:
             guard try parameters.decoded("app") == own else {
                 throw APIError(status: .forbidden, reason: "forbidden", message: "this key belongs to app '\(own)'")
@@ -132,8 +145,10 @@ struct AccessMiddleware: RouterMiddleware {
 
 /// Who may call a route, from the template the router matched (`/v1/apps/{app}/devices/{device}`).
 enum RouteAccess: Equatable {
-    /// No key: health, readiness, metrics and the API document.
+    /// No key: health, readiness and the API document.
     case open
+    /// `/metrics`: open without keys or with `metrics.public`; else an admin or a metrics key.
+    case metrics
     /// `POST /v1/hooks/{name}`: no key, its HMAC signature is its credential; rate-limited per hook.
     case signedHook
     /// A route under `/v1/apps/{app}`: an admin key, or that app's key.
@@ -145,12 +160,17 @@ enum RouteAccess: Equatable {
     /// No route matched: the answer is a 404 whoever asks.
     case unmatched
 
-    static let openTemplates: Set<String> = ["/healthz", "/readyz", "/metrics", "/openapi.yaml"]
+    static let openTemplates: Set<String> = ["/healthz", "/readyz", "/openapi.yaml"]
 
     init(method: HTTPRequest.Method, template: String?) {
         guard let template else { self = .unmatched; return }
         if Self.openTemplates.contains(template) {
             self = .open
+        } else if template == "/metrics" {
+            self = .metrics
+        } else if template == "/v1/apps", method == .get {
+            // Every key lists apps; an app key sees its own (the route filters).
+            self = .anyKey
         } else if template == "/v1/hooks/{name}", method == .post {
             self = .signedHook
         } else if template == "/v1/push" {

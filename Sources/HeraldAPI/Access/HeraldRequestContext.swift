@@ -4,13 +4,17 @@ import Hummingbird
 public enum Principal: Sendable, Equatable {
     case admin
     case app(String)
+    /// A metrics key (`auth.metricsKeys`): reads `/metrics` and nothing else.
+    case metrics
     /// No keys are configured: the server listens on loopback only and trusts its callers.
     case loopback
 
     /// An admin key, or the keyless loopback server: may name server files and custom hosts.
     public var isAdministrator: Bool {
-        if case .app = self { return false }
-        return true
+        switch self {
+        case .admin, .loopback: return true
+        case .app, .metrics: return false
+        }
     }
 
     /// Whether this caller may act on `appID`.
@@ -18,6 +22,7 @@ public enum Principal: Sendable, Equatable {
         switch self {
         case .admin, .loopback: return true
         case .app(let own): return own == appID
+        case .metrics: return false
         }
     }
 }

@@ -39,6 +39,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var heartbeatMilliseconds = 15_000
     public var adminKeys: [String] = []
     public var appKeys: [AppKey] = []
+    /// Keys that read `/metrics` only (Prometheus sends one as a bearer token).
+    public var metricsKeys: [String] = []
+    /// `metrics.public`: `/metrics` needs no key even when keys are configured.
+    public var metricsArePublic = false
     public var ratePerSecond: Double = 50
     public var rateBurst = 100
     public var requestTimeoutMilliseconds = 30_000
@@ -174,6 +178,12 @@ public struct ServerConfiguration: Sendable, Equatable {
         ("auth.adminKeys", { config, value in
             config.adminKeys += list(value)
         }),
+        ("auth.metricsKeys", { config, value in
+            config.metricsKeys += list(value)
+        }),
+        ("metrics.public", { config, value throws(ConfigurationError) in
+            config.metricsArePublic = try parseBoolean(value, key: "metrics.public")
+        }),
         ("auth.appKeys", { config, value throws(ConfigurationError) in
             for entry in list(value) {
                 guard let equals = entry.firstIndex(of: "="), Identifier.isValid(String(entry[..<equals])),
@@ -192,11 +202,12 @@ public struct ServerConfiguration: Sendable, Equatable {
                 switch words.first {
                 case nil, "#"?: continue
                 case "admin"? where words.count == 2: config.adminKeys.append(words[1])
+                case "metrics"? where words.count == 2: config.metricsKeys.append(words[1])
                 case "app"? where words.count == 3 && Identifier.isValid(words[1]):
                     config.appKeys.append(AppKey(app: words[1], key: words[2]))
                 default:
                     if words.first?.hasPrefix("#") == true { continue }
-                    throw ConfigurationError(key: "auth.keysFile", message: "lines are `admin KEY` or `app APP KEY`")
+                    throw ConfigurationError(key: "auth.keysFile", message: "lines are `admin KEY`, `app APP KEY` or `metrics KEY`")
                 }
             }
         }),
@@ -260,10 +271,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             config.feedbackOutboxLimit = try parseInteger(value, key: "feedback.outboxLimit", range: 1...10_000_000)
         }),
         ("sandbox.enabled", { config, value throws(ConfigurationError) in
-            guard let flag = Bool(value.lowercased()) else {
-                throw ConfigurationError(key: "sandbox.enabled", message: "must be true or false")
-            }
-            config.sandboxEnabled = flag
+            config.sandboxEnabled = try parseBoolean(value, key: "sandbox.enabled")
         }),
         ("sandbox.listen", { config, value throws(ConfigurationError) in
             _ = try parseListen(value, key: "sandbox.listen")
@@ -375,6 +383,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     }
 
     /// Requests a second; fractions allowed: 0.5 is one request every two seconds on average.
+    static func parseBoolean(_ value: String, key: String) throws(ConfigurationError) -> Bool {
+        guard let flag = Bool(value.lowercased()) else { throw ConfigurationError(key: key, message: "must be true or false") }
+        return flag
+    }
+
     static func parseRate(_ value: String, key: String) throws(ConfigurationError) -> Double {
         guard let rate = Double(value), rate > 0, rate <= 1_000_000 else {
             throw ConfigurationError(key: key, message: "'\(value)' must be a number above 0")

@@ -6,7 +6,7 @@ import Hummingbird
 
 /// What every route needs: the store, the engine, the clock and the body reader.
 struct APIServices: Sendable {
-    var store: any DeviceStore
+    var store: any DeviceStore & ListingStore
     var engine: SchedulerEngine
     var clock: any SchedulerClock
     var body: JSONBody

@@ -34,9 +34,11 @@ struct ActivityRoutes {
             return try Response.json(ActivityResource(activity: activity, token: token.token, attributesType: token.attributesType),
                                      status: created ? .created : .ok)
         }
-        router.get(RouterPath(base)) { _, context in
+        router.get(RouterPath(base)) { request, context in
+            let pagination = try Pagination(request, defaultLimit: Pagination.maximumLimit)
             let device = try await device(context)
-            return try Response.json(["activities": ActivityResource.all(of: device)])
+            return try Response.listing(pagination.page(of: ActivityResource.all(of: device), key: \.activity),
+                                        legacyKey: "activities")
         }
         router.get("\(base)/:activity") { _, context in
             let device = try await device(context)

@@ -4,7 +4,7 @@ import HeraldPush
 import HeraldStorage
 import Hummingbird
 
-/// `/v1/apps/{app}`: register, read and delete apps.
+/// `/v1/apps/{app}`: register, read and delete apps; `GET /v1/apps` lists them.
 ///
 /// Credentials belong to their app: only an admin names server files or custom hosts in push
 /// settings; an app key uploads its own credentials as content. Secrets are stored whole and
@@ -14,6 +14,17 @@ struct AppRoutes {
     let gateway: PushGateway
 
     func register(on router: Router<HeraldRequestContext>) {
+        // An admin lists every app; an app key sees its own alone.
+        router.get("/v1/apps") { request, context in
+            let pagination = try Pagination(request)
+            if case .app(let own) = context.principal {
+                let app = try await services.store.app(id: own)
+                let visible = app.flatMap { app in pagination.after.map { $0 < app.id } ?? true ? app : nil }
+                return try Response.listing(ListPage(items: visible.map { [AppResource($0)] } ?? [], nextKey: nil))
+            }
+            let page = try await services.store.apps(after: pagination.after, limit: pagination.limit)
+            return try Response.listing(page.map(AppResource.init))
+        }
         router.put("/v1/apps/:app") { request, context in
             try await save(request, context: context)
         }

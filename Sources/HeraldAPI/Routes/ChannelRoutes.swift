@@ -66,15 +66,16 @@ struct ChannelRoutes {
             return try Response.json(ChannelResource(channel), status: .created)
         }
         router.get(RouterPath(base)) { request, context in
+            let pagination = try Pagination(request, defaultLimit: Pagination.maximumLimit)
             let app = try await services.existingApp(try context.parameters.decoded("app"))
-            let channels = try await services.store.channels(appID: app.id)
-            guard Self.refresh(request) else { return try Response.json(["channels": channels.map(ChannelResource.init)]) }
+            let channels = pagination.page(of: try await services.store.channels(appID: app.id), key: \.name)
+            guard Self.refresh(request) else { return try Response.listing(channels.map(ChannelResource.init), legacyKey: "channels") }
             let manager = try await manager(for: app)
             let known = Set(try await Self.apns { () async throws(APNsChannelManager.Failure) in try await manager.list() })
-            return try Response.json(["channels": channels.map { channel in
+            return try Response.listing(channels.map { channel in
                 RefreshedChannel(name: channel.name, apnsChannelId: channel.apnsChannelID,
                                  messageStoragePolicy: channel.messageStoragePolicy, onApns: known.contains(channel.apnsChannelID))
-            }])
+            }, legacyKey: "channels")
         }
         router.get("\(base)/:name") { request, context in
             let appID = try context.parameters.decoded("app")

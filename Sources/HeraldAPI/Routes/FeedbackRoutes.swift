@@ -9,6 +9,8 @@ import Hummingbird
 struct FeedbackRoutes {
     let store: any OutboxStore
     let dispatcher: FeedbackDispatcher?
+    /// Most messages a listing pages through (the outbox's default bound, `feedback.outboxLimit`).
+    static let outboxScan = 10_000
 
     struct MessageResource: Encodable {
         var id: Int64
@@ -23,6 +25,7 @@ struct FeedbackRoutes {
 
     func register(on router: Router<HeraldRequestContext>) {
         router.get("/v1/feedback/outbox") { request, _ in
+            let pagination = try Pagination(request, defaultLimit: Pagination.maximumLimit)
             var state: OutboxMessage.State?
             if let text = request.uri.queryParameters.get("state") {
                 guard let parsed = OutboxMessage.State(rawValue: text) else {
@@ -30,7 +33,11 @@ struct FeedbackRoutes {
                 }
                 state = parsed
             }
-            let messages = try await store.outboxMessages(state: state, limit: 1000).map { message in
+            // Paged in memory over the outbox's first `outboxScan` messages by id; the key pads
+            // the id so text order is id order.
+            let all = try await store.outboxMessages(state: state, limit: Self.outboxScan)
+            let page = pagination.page(of: all) { String(format: "%019lld", $0.id) }
+            let messages = page.items.map { message in
                 MessageResource(id: message.id, event: message.eventID, url: message.url, type: message.type,
                                 state: message.state.rawValue, attempts: message.attempts,
                                 nextAttemptAt: RFC3339.string(from: message.nextAttemptAt), lastError: message.lastError)
@@ -41,9 +48,23 @@ struct FeedbackRoutes {
                 /// The receivers whose share is full; the others are unaffected.
                 var fullReceivers: [String]
                 var messages: [MessageResource]
+                var items: [MessageResource]
+                var nextCursor: String?
+
+                enum CodingKeys: String, CodingKey { case full, fullReceivers, messages, items, nextCursor }
+
+                func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(full, forKey: .full)
+                    try container.encode(fullReceivers, forKey: .fullReceivers)
+                    try container.encode(messages, forKey: .messages)
+                    try container.encode(items, forKey: .items)
+                    try container.encode(nextCursor, forKey: .nextCursor)
+                }
             }
             let full = await dispatcher?.fullReceivers.sorted() ?? []
-            return try Response.json(Body(full: !full.isEmpty, fullReceivers: full, messages: messages))
+            return try Response.json(Body(full: !full.isEmpty, fullReceivers: full, messages: messages, items: messages,
+                                          nextCursor: page.nextKey.map(Pagination.cursor(forKey:))))
         }
         router.post("/v1/feedback/outbox/:id/retry") { _, context in
             try await Self.retry(try context.parameters.decoded("id"), store: store, dispatcher: dispatcher)

@@ -6,10 +6,11 @@ import HeraldStorage
 import Hummingbird
 
 /// Signed inbound webhooks: `POST /v1/hooks/{name}` turns another system's JSON into a push.
-/// Definitions are managed with an admin key: `PUT`, `GET`, `DELETE /v1/hooks/{name}`.
+/// Definitions are managed with an admin key: `PUT`, `GET`, `DELETE /v1/hooks/{name}`, and listed
+/// with `GET /v1/hooks`.
 struct HookRoutes {
     let services: APIServices
-    let store: any HookStore
+    let store: any HookStore & ListingStore
     let gateway: PushGateway
     let defaultTolerance: Int
     /// How long an unfinished claim on an idempotency key holds: beyond any request's timeout.
@@ -39,6 +40,11 @@ struct HookRoutes {
             _ = try await services.existingApp(definition.app)
             let created = try await store.saveHook(name: name, definition: try Self.encode(definition))
             return try Response.json(HookResource(definition), status: created ? .created : .ok)
+        }
+        router.get("/v1/hooks") { request, _ in
+            let pagination = try Pagination(request)
+            let page = try await store.hooks(after: pagination.after, limit: pagination.limit)
+            return try Response.listing(try page.map { try HookResource(try Self.decode($0.definition)) })
         }
         router.get("/v1/hooks/:name") { _, context in
             try Response.json(HookResource(try await definition(named: try context.parameters.decoded("name"))))
@@ -172,7 +178,11 @@ struct HookRoutes {
         guard let text = try await store.hook(name: name) else {
             throw HeraldError.notFound("hookNotFound", "hook '\(name)' does not exist")
         }
-        return try JSONDecoder().decode(WebhookDefinition.self, from: Data(text.utf8))
+        return try Self.decode(text)
+    }
+
+    static func decode(_ stored: String) throws -> WebhookDefinition {
+        try JSONDecoder().decode(WebhookDefinition.self, from: Data(stored.utf8))
     }
 
     static func encode(_ definition: WebhookDefinition) throws -> String {

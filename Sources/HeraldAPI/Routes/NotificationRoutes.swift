@@ -9,7 +9,6 @@ struct NotificationRoutes {
 
     /// Most occurrences a preview may ask for.
     static let maximumPreview = 100
-    static let maximumDeliveries = 1000
 
     func register(on router: Router<HeraldRequestContext>) {
         let base = "/v1/apps/:app/devices/:device"
@@ -66,10 +65,16 @@ struct NotificationRoutes {
             return try Response.json(resource, status: result.armed == nil ? .ok : .created)
         }
 
-        router.get("\(base)/notifications") { _, context in
+        router.get("\(base)/notifications") { request, context in
+            let pagination = try Pagination(request, defaultLimit: Pagination.maximumLimit)
             let device = try await device(context)
             let notifications = try await services.store.notifications(appID: device.appID, deviceID: device.id)
-            return try Response.json(["notifications": notifications.map { NotificationResource($0) }])
+            // Sorted by next fire date, then id: the key pads the instant so text order is time order.
+            let page = pagination.page(of: notifications) { notification in
+                let milliseconds = String(max(0, notification.nextFireDate.millisecondsSince1970))
+                return String(repeating: "0", count: max(0, 16 - milliseconds.count)) + milliseconds + "/" + notification.id
+            }
+            return try Response.listing(page.map { NotificationResource($0) }, legacyKey: "notifications")
         }
 
         router.get("\(base)/notifications/:id") { request, context in
@@ -105,11 +110,11 @@ struct NotificationRoutes {
         }
 
         router.get("\(base)/deliveries") { request, context in
+            let pagination = try Pagination(request, defaultLimit: 50)
             let device = try await device(context)
-            let limit = try Self.integer(request, "limit", default: 50, range: 1...Self.maximumDeliveries,
-                                         reason: "invalidLimit")
-            let deliveries = try await services.store.deliveries(appID: device.appID, deviceID: device.id, limit: limit)
-            return try Response.json(["deliveries": deliveries.map(DeliveryResource.init)])
+            let page = try await services.store.deliveries(appID: device.appID, deviceID: device.id, before: pagination.after,
+                                                           limit: pagination.limit)
+            return try Response.listing(page.map(DeliveryResource.init), legacyKey: "deliveries")
         }
     }
 
