@@ -169,7 +169,10 @@ public struct HeraldServer: Sendable {
             await metrics.refresh(gauges: gauges, backlog: backlog, gateway: gateway, logger: logger)
         }).register(on: router)
         AppRoutes(services: services, gateway: gateway).register(on: router)
-        PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch).register(on: router)
+        let idempotency = IdempotentRequests(store: store, clock: clock,
+                                             lease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000))
+        PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch, idempotency: idempotency)
+            .register(on: router)
         HookRoutes(services: services, store: store, gateway: gateway, defaultTolerance: configuration.hookToleranceSeconds,
                    claimLease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000),
                    maxTokensPerRequest: configuration.hookMaxTokensPerRequest).register(on: router)
@@ -183,7 +186,7 @@ public struct HeraldServer: Sendable {
         DeviceRoutes(services: services).register(on: router)
         ActivityRoutes(services: services).register(on: router)
         ChannelRoutes(services: services, gateway: gateway).register(on: router)
-        NotificationRoutes(services: services).register(on: router)
+        NotificationRoutes(services: services, idempotency: idempotency).register(on: router)
         routes.load(router.routes.map { ($0.path.description, $0.method.rawValue) })
         return router
     }

@@ -6,6 +6,8 @@ import Hummingbird
 /// notifications and deliveries for a broadcast channel, under `/v1/apps/{app}/channels/{name}`.
 struct NotificationRoutes {
     let services: APIServices
+    /// Scheduling honours `Idempotency-Key`: a resend of the same schedule changes nothing.
+    let idempotency: IdempotentRequests
 
     /// Most occurrences a preview may ask for.
     static let maximumPreview = 100
@@ -33,36 +35,7 @@ struct NotificationRoutes {
     private func register(on router: Router<HeraldRequestContext>, base: String,
                           audience device: @escaping @Sendable (HeraldRequestContext) async throws -> Device) {
         router.post("\(base)/notifications") { request, context in
-            let device = try await device(context)
-            let body = try await services.body.decode(NotificationBody.self, from: request)
-            let id = try body.notificationID()
-            let deviceZone = try DeviceRules.timeZone(device.timeZone)
-            let schedule = try body.schedule(deviceTimeZone: deviceZone)
-            let content = device.broadcastChannel == nil
-                ? try body.content(for: device.platform, notificationID: id) : try body.broadcastContent(notificationID: id)
-            if let liveActivity = content.liveActivity {
-                try liveActivity.checkReachable(on: device, push: try await services.existingApp(device.appID).push)
-            }
-            let now = services.clock.now()
-            let next = try schedule.firstOccurrence(after: now, deviceTimeZone: deviceZone)
-            let notification = LocalNotification(appID: device.appID, deviceID: device.id, id: id,
-                                                 fireDate: schedule.fireDate, timeZone: schedule.timeZone,
-                                                 repeatRule: schedule.repeatRule, content: content,
-                                                 nextIndex: next.index, nextFireDate: next.date)
-            let result = try await services.store.schedule(notification, now: now)
-            if let armed = result.armed { await services.engine.arm([armed]) }
-            if !result.evicted.isEmpty {
-                try await services.store.recordFeedback(result.evicted.map { evicted in
-                    FeedbackEvent(type: "notification.evicted", appID: device.appID,
-                                  payload: ["app": .string(device.appID), "device": .string(device.id),
-                                            "notificationId": .string(evicted), "reason": .string("keepSoonest")],
-                                  createdAt: now)
-                })
-            }
-            let resource = ScheduledResource(notification: result.armed == nil ? nil : NotificationResource(notification),
-                                             stored: result.armed != nil, replaced: result.replaced,
-                                             evicted: result.evicted)
-            return try Response.json(resource, status: result.armed == nil ? .ok : .created)
+            try await idempotency.run(request, context: context) { try await schedule(request, context: context, audience: device) }
         }
 
         router.get("\(base)/notifications") { request, context in
@@ -116,6 +89,41 @@ struct NotificationRoutes {
                                                            limit: pagination.limit)
             return try Response.listing(page.map(DeliveryResource.init), legacyKey: "deliveries")
         }
+    }
+
+    /// `POST .../notifications`: schedules (or replaces) one notification on the audience.
+    private func schedule(_ request: Request, context: HeraldRequestContext,
+                          audience device: @Sendable (HeraldRequestContext) async throws -> Device) async throws -> Response {
+        let device = try await device(context)
+        let body = try await services.body.decode(NotificationBody.self, from: request)
+        let id = try body.notificationID()
+        let deviceZone = try DeviceRules.timeZone(device.timeZone)
+        let schedule = try body.schedule(deviceTimeZone: deviceZone)
+        let content = device.broadcastChannel == nil
+            ? try body.content(for: device.platform, notificationID: id) : try body.broadcastContent(notificationID: id)
+        if let liveActivity = content.liveActivity {
+            try liveActivity.checkReachable(on: device, push: try await services.existingApp(device.appID).push)
+        }
+        let now = services.clock.now()
+        let next = try schedule.firstOccurrence(after: now, deviceTimeZone: deviceZone)
+        let notification = LocalNotification(appID: device.appID, deviceID: device.id, id: id,
+                                             fireDate: schedule.fireDate, timeZone: schedule.timeZone,
+                                             repeatRule: schedule.repeatRule, content: content,
+                                             nextIndex: next.index, nextFireDate: next.date)
+        let result = try await services.store.schedule(notification, now: now)
+        if let armed = result.armed { await services.engine.arm([armed]) }
+        if !result.evicted.isEmpty {
+            try await services.store.recordFeedback(result.evicted.map { evicted in
+                FeedbackEvent(type: "notification.evicted", appID: device.appID,
+                              payload: ["app": .string(device.appID), "device": .string(device.id),
+                                        "notificationId": .string(evicted), "reason": .string("keepSoonest")],
+                              createdAt: now)
+            })
+        }
+        let resource = ScheduledResource(notification: result.armed == nil ? nil : NotificationResource(notification),
+                                         stored: result.armed != nil, replaced: result.replaced,
+                                         evicted: result.evicted)
+        return try Response.json(resource, status: result.armed == nil ? .ok : .created)
     }
 
     @Sendable private func device(_ context: HeraldRequestContext) async throws -> Device {

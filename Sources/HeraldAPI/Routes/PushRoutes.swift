@@ -12,6 +12,8 @@ struct PushRoutes {
     let services: APIServices
     let gateway: PushGateway
     let maximumBatch: Int
+    /// A resend with the same `Idempotency-Key` pushes nothing and gets the first results.
+    let idempotency: IdempotentRequests
 
     /// One entry of the batch, as sent.
     struct Entry: Decodable {
@@ -54,21 +56,26 @@ struct PushRoutes {
 
     func register(on router: Router<HeraldRequestContext>) {
         router.post("/v1/push") { request, context in
-            struct Body: Decodable { var notifications: [DecodedEntry]? }
-            let body = try await services.body.decode(Body.self, from: request)
-            guard let entries = body.notifications, !entries.isEmpty else {
-                throw HeraldError.invalid("missingField", "notifications is required: a non-empty array")
-            }
-            guard entries.count <= maximumBatch else {
-                throw HeraldError(.tooLarge, reason: "batchTooLarge",
-                                  message: "\(entries.count) notifications in one batch; the limit is \(maximumBatch)")
-            }
-            var results: [Result] = []
-            for (index, entry) in entries.enumerated() {
-                results += await send(entry, index: index, principal: context.principal)
-            }
-            return try Response.json(["results": results])
+            try await idempotency.run(request, context: context) { try await push(request, context: context) }
         }
+    }
+
+    /// `POST /v1/push`: every entry sent, a result per token.
+    private func push(_ request: Request, context: HeraldRequestContext) async throws -> Response {
+        struct Body: Decodable { var notifications: [DecodedEntry]? }
+        let body = try await services.body.decode(Body.self, from: request)
+        guard let entries = body.notifications, !entries.isEmpty else {
+            throw HeraldError.invalid("missingField", "notifications is required: a non-empty array")
+        }
+        guard entries.count <= maximumBatch else {
+            throw HeraldError(.tooLarge, reason: "batchTooLarge",
+                              message: "\(entries.count) notifications in one batch; the limit is \(maximumBatch)")
+        }
+        var results: [Result] = []
+        for (index, entry) in entries.enumerated() {
+            results += await send(entry, index: index, principal: context.principal)
+        }
+        return try Response.json(["results": results])
     }
 
     private func send(_ decoded: DecodedEntry, index: Int, principal: Principal) async -> [Result] {
