@@ -182,7 +182,7 @@ public struct HeraldServer: Sendable {
                      store: store, dispatcher: feedback).register(on: router)
         LifecycleRoutes(services: services, store: store, streams: streams, gateway: gateway, metrics: metrics,
                         wakePushesPerHour: configuration.wakePushesPerHour,
-                        heartbeat: .milliseconds(configuration.heartbeatMilliseconds)).register(on: router)
+                        heartbeat: .milliseconds(configuration.heartbeatMilliseconds), idempotency: idempotency).register(on: router)
         DeviceRoutes(services: services).register(on: router)
         ActivityRoutes(services: services).register(on: router)
         ChannelRoutes(services: services, gateway: gateway).register(on: router)

@@ -77,4 +77,21 @@ struct IdempotencyKeyTests {
             expectError(long, status: .badRequest, reason: "invalidIdempotencyKey")
         }
     }
+
+    @Test("Events resent under one Idempotency-Key count once: a sum kind is not added twice")
+    func eventsCountOnce() async throws {
+        try await withGuardedHerald { herald in
+            let app = try await herald.put("/v1/apps/\(GuardApps.alarm)", json: ["customKinds": [["name": "unreadCount", "rule": "sum"]]])
+            #expect(app.status == .created, "\(app.text)")
+            _ = try await herald.put("/v1/apps/\(GuardApps.alarm)/devices/\(GuardApps.device)", json: ["timeZone": "UTC"])
+            let path = "/v1/apps/\(GuardApps.alarm)/devices/\(GuardApps.device)/events"
+            let body = API.encode(["events": [["kind": "unreadCount", "value": 2]]])
+            let first = try await herald.send(.post, path, body: body, headers: ["Idempotency-Key": "events-1"])
+            #expect(first.status == .ok, "\(first.text)")
+            let again = try await herald.send(.post, path, body: body, headers: ["Idempotency-Key": "events-1"])
+            #expect(again.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            let backlog = try await herald.get("\(path)/backlog")
+            #expect(backlog.json["notifications"][0]["value"] == .number(2), "\(backlog.text)")
+        }
+    }
 }

@@ -16,6 +16,7 @@ struct LifecycleRoutes {
     let metrics: ServerMetrics
     let wakePushesPerHour: Int
     let heartbeat: Duration
+    let idempotency: IdempotentRequests
 
     static let maximumEventsPerRequest = 1000
 
@@ -63,41 +64,9 @@ struct LifecycleRoutes {
             return try Response.json(AcknowledgementResource(acknowledged))
         }
 
+        // A resend under the same Idempotency-Key counts nothing twice (a sum kind would).
         router.post("\(base)/events") { request, context in
-            struct Body: Decodable { var events: [SystemEvent]? }
-            let (app, device) = try await target(context)
-            let body = try await services.body.decode(Body.self, from: request)
-            guard let events = body.events, !events.isEmpty else {
-                throw HeraldError.invalid("missingField", "events is required: a non-empty array")
-            }
-            guard events.count <= Self.maximumEventsPerRequest else {
-                throw HeraldError(.tooLarge, reason: "tooManyEvents", message: "at most \(Self.maximumEventsPerRequest) events per request")
-            }
-            let catalog = try EventCatalog(customKinds: app.customKinds)
-            var validated: [SystemEvent] = []
-            for (index, event) in events.enumerated() {
-                do {
-                    validated.append(try catalog.validate(event))
-                } catch let error as HeraldError {
-                    throw HeraldError(error.kind, reason: error.reason, message: "events[\(index)]: \(error.message)")
-                }
-            }
-            let connected = await streams.isConnected(appID: app.id, deviceID: device.id)
-            let ingestion = try await store.ingestEvents(appID: app.id, deviceID: device.id, events: validated,
-                                                         catalog: catalog, connected: connected)
-            // Handed over and kept until acknowledged; word goes to the device's streams, here
-            // and on other nodes, and each reads them from the store. Word that goes astray
-            // loses nothing: a stream reads them at its next word, and a wake hands them over again.
-            if let sequence = ingestion.liveSequence {
-                await streams.announce(sequence: sequence, appID: app.id, deviceID: device.id)
-            }
-            metrics.eventsReported(live: ingestion.live.count, queued: ingestion.queued)
-            try await applyDeviceFacts(validated, to: ingestion.device)
-            if ingestion.queued > 0, ingestion.backlog > 0 {
-                sendWakePush(app: app, device: ingestion.device)
-            }
-            return try Response.json(["accepted": validated.count, "live": ingestion.live.count,
-                                      "queued": ingestion.queued, "backlog": ingestion.backlog])
+            try await idempotency.run(request, context: context) { try await reportEvents(request, context: context) }
         }
 
         router.get("\(base)/events/backlog") { _, context in
@@ -115,6 +84,44 @@ struct LifecycleRoutes {
             return try await EventStream(store: store, streams: streams, heartbeat: heartbeat)
                 .open(app: app, device: device, foreground: foreground, acknowledging: lastEventID, logger: context.logger)
         }
+    }
+
+    /// `POST .../events`: system events, live to a connected device or coalesced for its wake.
+    private func reportEvents(_ request: Request, context: HeraldRequestContext) async throws -> Response {
+        struct Body: Decodable { var events: [SystemEvent]? }
+        let (app, device) = try await target(context)
+        let body = try await services.body.decode(Body.self, from: request)
+        guard let events = body.events, !events.isEmpty else {
+            throw HeraldError.invalid("missingField", "events is required: a non-empty array")
+        }
+        guard events.count <= Self.maximumEventsPerRequest else {
+            throw HeraldError(.tooLarge, reason: "tooManyEvents", message: "at most \(Self.maximumEventsPerRequest) events per request")
+        }
+        let catalog = try EventCatalog(customKinds: app.customKinds)
+        var validated: [SystemEvent] = []
+        for (index, event) in events.enumerated() {
+            do {
+                validated.append(try catalog.validate(event))
+            } catch {
+                throw HeraldError(error.kind, reason: error.reason, message: "events[\(index)]: \(error.message)")
+            }
+        }
+        let connected = await streams.isConnected(appID: app.id, deviceID: device.id)
+        let ingestion = try await store.ingestEvents(appID: app.id, deviceID: device.id, events: validated,
+                                                     catalog: catalog, connected: connected)
+        // Handed over and kept until acknowledged; word goes to the device's streams, here
+        // and on other nodes, and each reads them from the store. Word that goes astray
+        // loses nothing: a stream reads them at its next word, and a wake hands them over again.
+        if let sequence = ingestion.liveSequence {
+            await streams.announce(sequence: sequence, appID: app.id, deviceID: device.id)
+        }
+        metrics.eventsReported(live: ingestion.live.count, queued: ingestion.queued)
+        try await applyDeviceFacts(validated, to: ingestion.device)
+        if ingestion.queued > 0, ingestion.backlog > 0 {
+            sendWakePush(app: app, device: ingestion.device)
+        }
+        return try Response.json(["accepted": validated.count, "live": ingestion.live.count,
+                                  "queued": ingestion.queued, "backlog": ingestion.backlog])
     }
 
     private func target(_ context: HeraldRequestContext) async throws -> (App, Device) {
