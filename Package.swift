@@ -5,9 +5,10 @@ import PackageDescription
 // engine, the HTTP API, and the `herald` executable (CLI) on top.
 let package = Package(
     name: "Herald",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
+        .library(name: "HeraldClient", targets: ["HeraldClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -85,9 +86,12 @@ let package = Package(
             // The OpenAPI document, compiled into the binary: `/openapi.yaml` and the tests read it.
             .embedInCode("openapi.yaml"),
         ]),
+        // The typed Swift client of the HTTP API, for apps and services: Foundation only, so it
+        // builds for Apple platforms and Linux alike.
+        .target(name: "HeraldClient"),
         // The one executable: `herald serve` and the client subcommands.
         .executableTarget(name: "herald", dependencies: [
-            "HeraldCore", "HeraldCrypto", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldScheduler",
+            "HeraldCore", "HeraldCrypto", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldScheduler", "HeraldClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
@@ -129,6 +133,6 @@ let package = Package(
             "HeraldTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
-        .testTarget(name: "HeraldEndToEndTests", dependencies: ["HeraldTestSupport", "herald"]),
+        .testTarget(name: "HeraldEndToEndTests", dependencies: ["HeraldTestSupport", "herald", "HeraldClient"]),
     ]
 )

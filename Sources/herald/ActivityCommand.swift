@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldClient
 
 /// `herald activity put|list|show|delete APP DEVICE [ACTIVITY]`: the update tokens of a device's
 /// running Live Activities, which scheduled and pushed updates and ends are addressed to.
@@ -17,11 +18,12 @@ struct ActivityCommand: AsyncParsableCommand {
         @Option(help: "Its ActivityAttributes type.") var attributesType: String?
 
         func run() async throws {
-            var body: [String: Any] = ["token": token]
-            if let attributesType { body["attributesType"] = attributesType }
-            let reply = try await options.client.send("PUT", "/v1/apps/\(app)/devices/\(device)/activities/\(activity)", json: body)
-            if options.json { return reply.printJSON() }
-            print("activity \(activity) \(reply.status == 201 ? "created" : "updated") on device \(device)")
+            try await options.perform { client in
+                let stored = try await client.putActivity(app: app, device: device, activity: activity, token: token,
+                                                          attributesType: attributesType)
+                if options.json { return try JSONOutput.print(stored.value) }
+                print("activity \(activity) \(stored.created ? "created" : "updated") on device \(device)")
+            }
         }
     }
 
@@ -32,9 +34,11 @@ struct ActivityCommand: AsyncParsableCommand {
         @Argument var device: String
 
         func run() async throws {
-            let reply = try await options.client.send("GET", "/v1/apps/\(app)/devices/\(device)/activities")
-            if options.json { return reply.printJSON() }
-            print(ActivityCommand.table(reply.object["activities"] as? [[String: Any]] ?? []))
+            try await options.perform { client in
+                let activities = try await collect(client.allActivities(app: app, device: device))
+                if options.json { return try JSONOutput.printListing(activities, legacyKey: "activities") }
+                print(ActivityCommand.table(activities))
+            }
         }
     }
 
@@ -46,9 +50,11 @@ struct ActivityCommand: AsyncParsableCommand {
         @Argument var activity: String
 
         func run() async throws {
-            let reply = try await options.client.send("GET", "/v1/apps/\(app)/devices/\(device)/activities/\(activity)")
-            if options.json { return reply.printJSON() }
-            print(ActivityCommand.table([reply.object]))
+            try await options.perform { client in
+                let shown = try await client.activity(app: app, device: device, activity: activity)
+                if options.json { return try JSONOutput.print(shown) }
+                print(ActivityCommand.table([shown]))
+            }
         }
     }
 
@@ -60,15 +66,17 @@ struct ActivityCommand: AsyncParsableCommand {
         @Argument var activity: String
 
         func run() async throws {
-            _ = try await options.client.send("DELETE", "/v1/apps/\(app)/devices/\(device)/activities/\(activity)")
-            if !options.json { print("activity \(activity) deleted") }
+            try await options.perform { client in
+                try await client.forgetActivity(app: app, device: device, activity: activity)
+                if !options.json { print("activity \(activity) deleted") }
+            }
         }
     }
 
-    static func table(_ activities: [[String: Any]]) -> String {
+    static func table(_ activities: [ActivityRegistration]) -> String {
         var table = Table("ACTIVITY", "ATTRIBUTES TYPE", "TOKEN")
         for item in activities {
-            table.add(cell(item["activity"]), cell(item["attributesType"]), cell(item["token"]))
+            table.add(item.activity, cell(item.attributesType), item.token)
         }
         return table.render()
     }

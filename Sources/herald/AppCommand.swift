@@ -1,10 +1,11 @@
 import ArgumentParser
+import HeraldClient
 
-/// `herald app put|show|delete APP`.
+/// `herald app put|show|list|delete [APP]`.
 struct AppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "app", abstract: "Register, show or delete an app.",
-        subcommands: [Put.self, Show.self, Delete.self])
+        commandName: "app", abstract: "Register, show, list or delete apps.",
+        subcommands: [Put.self, Show.self, List.self, Delete.self])
 
     struct Put: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create or update an app.")
@@ -13,11 +14,11 @@ struct AppCommand: AsyncParsableCommand {
         @Option(help: "At the 128 limit: reject (default) or keepSoonest.") var overflow: String?
 
         func run() async throws {
-            var body: [String: Any] = [:]
-            if let overflow { body["overflow"] = overflow }
-            let reply = try await options.client.send("PUT", "/v1/apps/\(app)", json: body)
-            if options.json { return reply.printJSON() }
-            print("app \(app) \(reply.status == 201 ? "created" : "updated") (overflow: \(cell(reply.object["overflow"])))")
+            try await options.perform { client in
+                let stored = try await client.putApp(app, AppDefinition(overflow: overflow.map(OverflowPolicy.init(rawValue:))))
+                if options.json { return try JSONOutput.print(stored.value) }
+                print("app \(app) \(stored.created ? "created" : "updated") (overflow: \(stored.overflow))")
+            }
         }
     }
 
@@ -27,16 +28,43 @@ struct AppCommand: AsyncParsableCommand {
         @Argument var app: String
 
         func run() async throws {
-            let reply = try await options.client.send("GET", "/v1/apps/\(app)")
-            if options.json { return reply.printJSON() }
-            print("app \(cell(reply.object["id"])) (overflow: \(cell(reply.object["overflow"])))")
-            if let fcm = reply.object["fcm"] as? [String: Any] {
-                print("fcm: project \(cell(fcm["projectId"])), service account \(cell(fcm["clientEmail"]))")
+            try await options.perform { client in
+                let shown = try await client.app(app)
+                if options.json { return try JSONOutput.print(shown) }
+                print("app \(shown.id) (overflow: \(shown.overflow))")
+                if let fcm = shown.fcm {
+                    print("fcm: project \(cell(fcm.projectId)), service account \(cell(fcm.clientEmail))")
+                }
+                if let webPush = shown.webPush {
+                    print("web push: subject \(webPush.subject)")
+                    // What a page passes to pushManager.subscribe as applicationServerKey.
+                    print("VAPID public key: \(cell(webPush.vapidPublicKey))")
+                }
             }
-            if let webPush = reply.object["webPush"] as? [String: Any] {
-                print("web push: subject \(cell(webPush["subject"]))")
-                // What a page passes to pushManager.subscribe as applicationServerKey.
-                print("VAPID public key: \(cell(webPush["vapidPublicKey"]))")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the apps the API key can see, walking every page.",
+            discussion: "An admin key sees every app; an app key only its own. --json prints {\"items\": [...]}.")
+        @OptionGroup var options: ClientOptions
+        @Option(help: "Stop after this many apps.") var limit: Int?
+
+        func validate() throws {
+            if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+        }
+
+        func run() async throws {
+            try await options.perform { client in
+                let apps = try await collect(client.allApps(), limit: limit)
+                if options.json { return try JSONOutput.print(["items": apps]) }
+                var table = Table("APP", "OVERFLOW", "APNS", "FCM", "WEB PUSH")
+                for app in apps {
+                    table.add(app.id, app.overflow.rawValue, cell(app.push?.environment), cell(app.fcm?.projectId),
+                              cell(app.webPush?.subject))
+                }
+                print(table.render())
             }
         }
     }
@@ -47,8 +75,10 @@ struct AppCommand: AsyncParsableCommand {
         @Argument var app: String
 
         func run() async throws {
-            _ = try await options.client.send("DELETE", "/v1/apps/\(app)")
-            if !options.json { print("app \(app) deleted") }
+            try await options.perform { client in
+                try await client.deleteApp(app)
+                if !options.json { print("app \(app) deleted") }
+            }
         }
     }
 }

@@ -14,9 +14,16 @@ struct AudienceOptions: ParsableArguments {
         if channel != nil, target.device != nil { throw ValidationError("give --device or --channel, not both") }
     }
 
-    /// `/v1/apps/{app}/devices/{device}` or `/v1/apps/{app}/channels/{name}`.
-    func path() throws -> String {
-        guard let channel else { return try target.path() }
-        return "/v1/apps/\(try target.appID())/channels/\(channel)"
+    /// A device of an app, or a broadcast channel of an app.
+    enum Audience {
+        case device(app: String, device: String)
+        case channel(app: String, name: String)
+    }
+
+    /// The device, or with `--channel` the channel, that the command works on.
+    func audience() throws -> Audience {
+        let app = try target.appID()
+        if let channel { return .channel(app: app, name: channel) }
+        return .device(app: app, device: try target.deviceID())
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldClient
 
 /// `herald cancel ID` or `herald cancel --all`.
 struct CancelCommand: AsyncParsableCommand {
@@ -14,13 +15,22 @@ struct CancelCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let id {
-            _ = try await options.client.send("DELETE", "\(try target.path())/notifications/\(id)")
-            if !options.json { print("cancelled \(id)") }
-        } else {
-            let reply = try await options.client.send("DELETE", "\(try target.path())/notifications")
-            if options.json { return reply.printJSON() }
-            print("cancelled \(cell(reply.object["cancelled"])) notifications")
+        let audience = try target.audience()
+        try await options.perform { client in
+            if let id {
+                switch audience {
+                case .device(let app, let device): try await client.cancelNotification(app: app, device: device, id: id)
+                case .channel(let app, let name): try await client.cancelChannelNotification(app: app, channel: name, id: id)
+                }
+                if !options.json { print("cancelled \(id)") }
+            } else {
+                let cancelled = switch audience {
+                case .device(let app, let device): try await client.cancelAllNotifications(app: app, device: device)
+                case .channel(let app, let name): try await client.cancelAllChannelNotifications(app: app, channel: name)
+                }
+                if options.json { return try JSONOutput.print(["cancelled": cancelled]) }
+                print("cancelled \(cancelled) notifications")
+            }
         }
     }
 }

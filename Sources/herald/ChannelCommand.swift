@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldClient
 
 /// `herald channel create|list|show|delete APP [NAME]`: iOS 18 broadcast channels, which the
 /// server creates on APNs and keeps by the app's own name.
@@ -20,12 +21,11 @@ struct ChannelCommand: AsyncParsableCommand {
         var messageStoragePolicy: Int?
 
         func run() async throws {
-            var body: [String: Any] = ["name": name]
-            if let messageStoragePolicy { body["messageStoragePolicy"] = messageStoragePolicy }
-            let reply = try await options.client.send("POST", "/v1/apps/\(app)/channels", json: body)
-            if options.json { return reply.printJSON() }
-            let object = reply.object
-            print("channel \(name) created (APNs channel id \(cell(object["apnsChannelId"])), message storage policy \(cell(object["messageStoragePolicy"])))")
+            try await options.perform { client in
+                let channel = try await client.createChannel(app: app, name: name, messageStoragePolicy: messageStoragePolicy)
+                if options.json { return try JSONOutput.print(channel) }
+                print("channel \(name) created (APNs channel id \(channel.apnsChannelId), message storage policy \(channel.messageStoragePolicy))")
+            }
         }
     }
 
@@ -36,9 +36,14 @@ struct ChannelCommand: AsyncParsableCommand {
         @Flag(help: "Also ask APNs whether it still knows each channel.") var refresh = false
 
         func run() async throws {
-            let reply = try await options.client.send("GET", "/v1/apps/\(app)/channels\(refresh ? "?refresh=true" : "")")
-            if options.json { return reply.printJSON() }
-            print(ChannelCommand.table(reply.object["channels"] as? [[String: Any]] ?? [], refreshed: refresh))
+            try await options.perform { client in
+                // Every page, each asked with --refresh as given.
+                let channels = try await collect(PageSequence { limit, cursor in
+                    try await client.channels(app: app, refresh: refresh, limit: limit, cursor: cursor)
+                })
+                if options.json { return try JSONOutput.printListing(channels, legacyKey: "channels") }
+                print(ChannelCommand.table(channels, refreshed: refresh))
+            }
         }
     }
 
@@ -50,9 +55,11 @@ struct ChannelCommand: AsyncParsableCommand {
         @Flag(help: "Also ask APNs whether it still knows the channel, and its storage policy there.") var refresh = false
 
         func run() async throws {
-            let reply = try await options.client.send("GET", "/v1/apps/\(app)/channels/\(name)\(refresh ? "?refresh=true" : "")")
-            if options.json { return reply.printJSON() }
-            print(ChannelCommand.table([reply.object], refreshed: refresh, apnsPolicy: refresh))
+            try await options.perform { client in
+                let channel = try await client.channel(app: app, name: name, refresh: refresh)
+                if options.json { return try JSONOutput.print(channel) }
+                print(ChannelCommand.table([channel], refreshed: refresh, apnsPolicy: refresh))
+            }
         }
     }
 
@@ -63,21 +70,23 @@ struct ChannelCommand: AsyncParsableCommand {
         @Argument var name: String
 
         func run() async throws {
-            _ = try await options.client.send("DELETE", "/v1/apps/\(app)/channels/\(name)")
-            if !options.json { print("channel \(name) deleted") }
+            try await options.perform { client in
+                try await client.deleteChannel(app: app, name: name)
+                if !options.json { print("channel \(name) deleted") }
+            }
         }
     }
 
     /// `refreshed` adds what APNs answered: ON APNS, and for one channel its storage policy there.
-    static func table(_ channels: [[String: Any]], refreshed: Bool, apnsPolicy: Bool = false) -> String {
+    static func table(_ channels: [BroadcastChannel], refreshed: Bool, apnsPolicy: Bool = false) -> String {
         var headers = ["NAME", "APNS CHANNEL ID", "STORAGE POLICY"]
         if refreshed { headers.append("ON APNS") }
         if apnsPolicy { headers.append("APNS STORAGE POLICY") }
         var table = Table(headers: headers)
         for item in channels {
-            var row = [cell(item["name"]), cell(item["apnsChannelId"]), cell(item["messageStoragePolicy"])]
-            if refreshed { row.append((item["onApns"] as? Bool ?? false) ? "yes" : "no") }
-            if apnsPolicy { row.append(cell(item["apnsMessageStoragePolicy"])) }
+            var row = [item.name, item.apnsChannelId, String(item.messageStoragePolicy)]
+            if refreshed { row.append(item.onApns == true ? "yes" : "no") }
+            if apnsPolicy { row.append(cell(item.apnsMessageStoragePolicy)) }
             table.add(row)
         }
         return table.render()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldClient
 
 /// What a notification shows, shared by `schedule` and `present`.
 struct ContentOptions: ParsableArguments {
@@ -14,35 +15,49 @@ struct ContentOptions: ParsableArguments {
     @Option(help: "Thread identifier.") var threadId: String?
     @Option(help: "Custom data as a JSON object.") var userInfo: String?
 
-    /// The notification's fields: an alert, or with `liveActivity` (built by
-    /// ``LiveActivityOptions``) that object instead, carrying the alert flags as its own alert.
-    func fields(liveActivity: LiveActivityOptions? = nil) throws -> [String: Any] {
-        var alert: [String: Any] = [:]
-        if let title { alert["title"] = title }
-        if let subtitle { alert["subtitle"] = subtitle }
-        if let body { alert["body"] = body }
-        var fields: [String: Any] = [:]
-        if let activity = try liveActivity?.object(alert: alert) {
+    /// A notification's content: an alert, or a Live Activity change.
+    struct Content {
+        var alert: AlertContent?
+        var liveActivity: LiveActivity?
+        var userInfo: [String: JSONValue]?
+    }
+
+    /// The alert flags, nil when none is given.
+    var alertFlags: AlertContent? {
+        title == nil && subtitle == nil && body == nil ? nil : AlertContent(title: title, subtitle: subtitle, body: body)
+    }
+
+    /// The notification's content: an alert, or with `liveActivity` (built by
+    /// ``LiveActivityOptions``) that change instead, carrying the alert flags as its own alert.
+    func content(liveActivity: LiveActivityOptions? = nil) throws -> Content {
+        var content = Content()
+        if let activity = try liveActivity?.liveActivity(alert: alertFlags) {
             // The server takes these with an alert only.
             guard sound == nil, badge == nil, category == nil, threadId == nil else {
                 throw ValidationError("--sound, --badge, --category and --thread-id go with an alert, not --live-activity")
             }
-            fields["liveActivity"] = activity
+            content.liveActivity = activity
         } else {
             guard body != nil else { throw ValidationError("--body is required") }
-            fields["alert"] = alert
-            if let sound { fields["sound"] = sound }
-            if let badge { fields["badge"] = badge }
-            if let category { fields["category"] = category }
-            if let threadId { fields["threadId"] = threadId }
+            content.alert = alertFlags
         }
-        if let id { fields["id"] = id }
-        if let userInfo {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(userInfo.utf8)) as? [String: Any] else {
-                throw ValidationError("--user-info must be a JSON object")
-            }
-            fields["userInfo"] = object
-        }
-        return fields
+        content.userInfo = try userInfo.map { try jsonObject($0, flag: "--user-info") }
+        return content
+    }
+
+    /// The request `herald schedule` sends.
+    func notificationRequest(fireDate: String, timeZone: String?, repeat rule: RepeatRule?,
+                             liveActivity: LiveActivityOptions) throws -> NotificationRequest {
+        let content = try content(liveActivity: liveActivity)
+        return NotificationRequest(id: id, fireDate: fireDate, timeZone: timeZone, repeat: rule, alert: content.alert,
+                                   liveActivity: content.liveActivity, sound: sound, badge: badge, category: category,
+                                   threadId: threadId, userInfo: content.userInfo)
+    }
+
+    /// The request `herald present` sends.
+    func presentRequest() throws -> PresentRequest {
+        let content = try content()
+        return PresentRequest(id: id, alert: content.alert ?? AlertContent(body: body), sound: sound, badge: badge,
+                              category: category, threadId: threadId, userInfo: content.userInfo)
     }
 }

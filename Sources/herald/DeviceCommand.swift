@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
+import HeraldClient
 
-/// `herald device put|show|delete APP DEVICE`.
+/// `herald device put|show|list|delete APP [DEVICE]`.
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "device", abstract: "Register, show or delete a device.",
-        subcommands: [Put.self, Show.self, Delete.self])
+        commandName: "device", abstract: "Register, show, list or delete devices.",
+        subcommands: [Put.self, Show.self, List.self, Delete.self])
 
     struct Put: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create or update a device registration.")
@@ -42,24 +43,24 @@ struct DeviceCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            var body: [String: Any] = ["timeZone": timeZone]
-            if let platform { body["platform"] = platform }
-            if let token { body["token"] = token }
-            if let fcmToken { body["fcmToken"] = fcmToken }
+            var subscription: WebPushSubscription?
             if let webPush {
                 guard let data = FileManager.default.contents(atPath: webPush),
-                      let subscription = try? JSONSerialization.jsonObject(with: data) else {
+                      let decoded = try? JSONDecoder().decode(WebPushSubscription.self, from: data) else {
                     throw ValidationError("--web-push must name a file holding the subscription's JSON")
                 }
-                body["webPush"] = subscription
+                subscription = decoded
             }
-            if let voipToken { body["voipToken"] = voipToken }
-            if let locale { body["locale"] = locale }
-            if !backgroundModes.isEmpty { body["backgroundModes"] = backgroundModes }
-            if !pushToStart.isEmpty { body["pushToStartTokens"] = try pushToStartTokens() }
-            let reply = try await options.client.send("PUT", "/v1/apps/\(app)/devices/\(device)", json: body)
-            if options.json { return reply.printJSON() }
-            print("device \(device) \(reply.status == 201 ? "created" : "updated") (time zone \(timeZone))")
+            let registration = DeviceRegistration(
+                timeZone: timeZone, platform: platform.map(Platform.init(rawValue:)), token: token, voipToken: voipToken,
+                fcmToken: fcmToken, webPush: subscription, locale: locale,
+                backgroundModes: backgroundModes.isEmpty ? nil : backgroundModes.map(BackgroundMode.init(rawValue:)),
+                pushToStartTokens: pushToStart.isEmpty ? nil : try pushToStartTokens())
+            try await options.perform { client in
+                let stored = try await client.putDevice(app: app, device: device, registration)
+                if options.json { return try JSONOutput.print(stored.value) }
+                print("device \(device) \(stored.created ? "created" : "updated") (time zone \(stored.timeZone))")
+            }
         }
     }
 
@@ -70,22 +71,48 @@ struct DeviceCommand: AsyncParsableCommand {
         @Argument var device: String
 
         func run() async throws {
-            let reply = try await options.client.send("GET", "/v1/apps/\(app)/devices/\(device)")
-            if options.json { return reply.printJSON() }
-            let object = reply.object
-            var table = Table("DEVICE", "PLATFORM", "TIME ZONE", "STATE", "ADDRESS", "LOCALE")
-            // The address its platform's push service knows it by.
-            let address: Any? = switch object["platform"] as? String {
-            case "android": object["fcmToken"]
-            case "web": (object["webPush"] as? [String: Any])?["endpoint"]
-            default: object["token"]
+            try await options.perform { client in
+                let shown = try await client.device(app: app, device: device)
+                if options.json { return try JSONOutput.print(shown) }
+                print(DeviceCommand.table([shown]))
+                // Live Activity addresses: `herald activity list` shows the running activities' tokens.
+                let tokens = shown.pushToStartTokens
+                if !tokens.isEmpty {
+                    print("push-to-start: \(tokens.keys.sorted().map { "\($0)=\(tokens[$0]!)" }.joined(separator: ", "))")
+                }
             }
-            table.add(cell(object["id"]), cell(object["platform"]), cell(object["timeZone"]), cell(object["state"]), cell(address),
-                      cell(object["locale"]))
-            print(table.render())
-            // Live Activity addresses: `herald activity list` shows the running activities' tokens.
-            if let tokens = object["pushToStartTokens"] as? [String: Any], !tokens.isEmpty {
-                print("push-to-start: \(tokens.keys.sorted().map { "\($0)=\(cell(tokens[$0]))" }.joined(separator: ", "))")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List an app's devices, walking every page.",
+            discussion: "--json prints {\"items\": [...]}.")
+        @OptionGroup var options: ClientOptions
+        @Option(help: "App bundle id (default: $HERALD_APP).") var app: String?
+        @Option(help: "Only devices of this platform: ios, android or web.") var platform: String?
+        @Option(help: "Only devices in this lifecycle state (notRunning, inactive, active, background, suspended).")
+        var state: String?
+        @Option(help: "Stop after this many devices.") var limit: Int?
+
+        func validate() throws {
+            if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+            if let platform, !Platform.allCases.map(\.rawValue).contains(platform) {
+                throw ValidationError("--platform takes ios, android or web, not '\(platform)'")
+            }
+        }
+
+        func run() async throws {
+            guard let app = app ?? ProcessInfo.processInfo.environment["HERALD_APP"] else {
+                throw ValidationError("--app is required")
+            }
+            try await options.perform { client in
+                let devices = try await collect(
+                    client.allDevices(app: app, platform: platform.map(Platform.init(rawValue:)),
+                                      state: state.map(LifecycleState.init(rawValue:))),
+                    limit: limit)
+                if options.json { return try JSONOutput.print(["items": devices]) }
+                print(DeviceCommand.table(devices))
             }
         }
     }
@@ -97,8 +124,24 @@ struct DeviceCommand: AsyncParsableCommand {
         @Argument var device: String
 
         func run() async throws {
-            _ = try await options.client.send("DELETE", "/v1/apps/\(app)/devices/\(device)")
-            if !options.json { print("device \(device) deleted") }
+            try await options.perform { client in
+                try await client.deleteDevice(app: app, device: device)
+                if !options.json { print("device \(device) deleted") }
+            }
         }
+    }
+
+    /// One row per device: where it is and the address its platform's push service knows it by.
+    static func table(_ devices: [Device]) -> String {
+        var table = Table("DEVICE", "PLATFORM", "TIME ZONE", "STATE", "ADDRESS", "LOCALE")
+        for device in devices {
+            let address: String? = switch device.platform {
+            case .android: device.fcmToken
+            case .web: device.webPush?.endpoint
+            default: device.token
+            }
+            table.add(device.id, device.platform.rawValue, device.timeZone, device.state.rawValue, cell(address), cell(device.locale))
+        }
+        return table.render()
     }
 }

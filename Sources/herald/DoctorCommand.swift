@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldClient
 
 /// `herald doctor --app APP`: the app's push settings checked end to end by the server.
 struct DoctorCommand: AsyncParsableCommand {
@@ -15,18 +16,18 @@ struct DoctorCommand: AsyncParsableCommand {
         guard let app = app ?? ProcessInfo.processInfo.environment["HERALD_APP"] else {
             throw ValidationError("--app is required")
         }
-        let reply = try await options.client.send("POST", "/v1/apps/\(app)/doctor")
-        let healthy = reply.object["healthy"] as? Bool ?? false
+        let report = try await options.perform { client in try await client.doctor(app: app) }
+        let healthy = report.healthy
         if options.json {
-            reply.printJSON()
+            try JSONOutput.print(report)
         } else {
-            for check in reply.object["checks"] as? [[String: Any]] ?? [] {
-                let mark = switch check["outcome"] as? String {
-                case "passed": "ok  "
-                case "failed": "FAIL"
+            for check in report.checks {
+                let mark = switch check.outcome {
+                case .passed: "ok  "
+                case .failed: "FAIL"
                 default: "skip"
                 }
-                print("\(mark)  \(cell(check["name"])): \(cell(check["detail"]))")
+                print("\(mark)  \(check.name): \(check.detail)")
             }
             print(healthy ? "\(app): push settings look right" : "\(app): push settings need attention")
         }

@@ -12,6 +12,6 @@ struct Herald: AsyncParsableCommand {
             ScheduleCommand.self, ListCommand.self, ShowCommand.self, CancelCommand.self,
             PresentCommand.self, DeliveriesCommand.self,
             PushCommand.self, StateCommand.self, EventCommand.self, WakeCommand.self, HookCommand.self,
-            SandboxCommand.self, StatusCommand.self, DoctorCommand.self,
+            SandboxCommand.self, StatusCommand.self, DoctorCommand.self, BackupCommand.self,
         ])
 }

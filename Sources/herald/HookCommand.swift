@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
-import HeraldCrypto
+import HeraldClient
 
-/// `herald hook`: define signed inbound hooks, and sign or send test deliveries.
+/// `herald hook`: define, list and delete signed inbound hooks, and sign or send test deliveries.
 struct HookCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "hook", abstract: "Define, sign and send signed inbound webhooks.",
-        subcommands: [Put.self, Sign.self, Send.self])
+        commandName: "hook", abstract: "Define, list, sign and send signed inbound webhooks.",
+        subcommands: [Put.self, Show.self, List.self, Delete.self, Sign.self, Send.self])
 
     /// Secrets come from the flag or the environment; never echoed.
     static func secret(_ flag: String?) throws -> String {
@@ -29,9 +29,65 @@ struct HookCommand: AsyncParsableCommand {
         @Option(help: "Definition file (JSON), or - for standard input.") var file: String
 
         func run() async throws {
-            let reply = try await options.client.send("PUT", "/v1/hooks/\(name)", body: try HookCommand.body(file))
-            if options.json { return reply.printJSON() }
-            print("hook \(name) \(reply.status == 201 ? "created" : "updated") for app \(cell(reply.object["app"]))")
+            let definition: HookDefinition
+            do {
+                definition = try JSONDecoder().decode(HookDefinition.self, from: try HookCommand.body(file))
+            } catch {
+                throw ValidationError(#"--file must hold a hook definition: {"app", "secrets": [...], "template": {...}} (\#(error))"#)
+            }
+            try await options.perform { client in
+                let hook = try await client.putHook(name, definition)
+                if options.json { return try JSONOutput.print(hook.value) }
+                print("hook \(name) \(hook.created ? "created" : "updated") for app \(hook.app)")
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a hook, its secrets counted (admin key).")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "Hook name.") var name: String
+
+        func run() async throws {
+            try await options.perform { client in
+                let hook = try await client.hook(name)
+                if options.json { return try JSONOutput.print(hook) }
+                print(HookCommand.table([hook]))
+                print("template: \(JSONOutput.text(hook.template))")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the hooks, walking every page (admin key).",
+            discussion: "--json prints {\"items\": [...]}.")
+        @OptionGroup var options: ClientOptions
+        @Option(help: "Stop after this many hooks.") var limit: Int?
+
+        func validate() throws {
+            if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+        }
+
+        func run() async throws {
+            try await options.perform { client in
+                let hooks = try await collect(client.allHooks(), limit: limit)
+                if options.json { return try JSONOutput.print(["items": hooks]) }
+                print(HookCommand.table(hooks))
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a hook (admin key).")
+        @OptionGroup var options: ClientOptions
+        @Argument(help: "Hook name.") var name: String
+
+        func run() async throws {
+            try await options.perform { client in
+                try await client.deleteHook(name)
+                if !options.json { print("hook \(name) deleted") }
+            }
         }
     }
 
@@ -43,9 +99,9 @@ struct HookCommand: AsyncParsableCommand {
 
         func run() throws {
             let bytes = try HookCommand.body(body)
-            let header = WebhookSignature.sign(secret: try HookCommand.secret(secret),
-                                               timestamp: timestamp ?? Int(Date().timeIntervalSince1970), body: Array(bytes))
-            print("\(WebhookSignature.headerName): \(header)")
+            let when = timestamp.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
+            let header = HookSignature.header(secrets: [try HookCommand.secret(secret)], timestamp: when, body: bytes)
+            print("\(HookSignature.headerName): \(header)")
         }
     }
 
@@ -59,18 +115,25 @@ struct HookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let bytes = try HookCommand.body(body)
-            var headers = [WebhookSignature.headerName: WebhookSignature.sign(
-                secret: try HookCommand.secret(secret), timestamp: Int(Date().timeIntervalSince1970), body: Array(bytes))]
-            if let idempotencyKey { headers["Idempotency-Key"] = idempotencyKey }
-            let reply = try await options.client.send("POST", "/v1/hooks/\(name)", body: bytes, headers: headers)
-            if options.json { return reply.printJSON() }
-            let object = reply.object
-            if object["filtered"] as? Bool == true { return print("filtered: the template's filter did not match; nothing pushed") }
-            var table = Table("TOKEN", "DEVICE", "STATUS", "APNS-ID", "REASON")
-            for row in object["results"] as? [[String: Any]] ?? [] {
-                table.add(cell(row["token"]), cell(row["device"]), cell(row["status"]), cell(row["apnsId"]), cell(row["reason"]))
+            let secret = try HookCommand.secret(secret)
+            try await options.perform { client in
+                let reply = try await client.sendHook(name, body: bytes, secret: secret, idempotencyKey: idempotencyKey)
+                if options.json { return try JSONOutput.print(reply) }
+                if reply.filtered { return print("filtered: the template's filter did not match; nothing pushed") }
+                var table = Table("TOKEN", "DEVICE", "STATUS", "APNS-ID", "REASON")
+                for row in reply.results {
+                    table.add(cell(row.token), cell(row.device), String(row.status), cell(row.apnsId), cell(row.reason))
+                }
+                print(table.render())
             }
-            print(table.render())
         }
+    }
+
+    static func table(_ hooks: [Hook]) -> String {
+        var table = Table("NAME", "APP", "SECRETS", "TOLERANCE (S)")
+        for hook in hooks {
+            table.add(hook.name, hook.app, String(hook.secrets), cell(hook.toleranceSeconds))
+        }
+        return table.render()
     }
 }

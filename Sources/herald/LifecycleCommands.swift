@@ -1,35 +1,27 @@
 import ArgumentParser
 import Foundation
+import HeraldClient
 
 /// Prints a wake answer: the state, the coalesced notifications, then the inbox.
-func printWake(_ object: [String: Any]) {
-    print("state: \(cell(object["state"]))\(object["woke"] as? Bool == true ? " (woke)" : "")")
-    let notifications = object["notifications"] as? [[String: Any]] ?? []
-    if !notifications.isEmpty {
+func printWake(_ wake: WakeResult) {
+    print("state: \(wake.state)\(wake.woke ? " (woke)" : "")")
+    if !wake.notifications.isEmpty {
         var table = Table("KIND", "KEY", "VALUE", "EVENTS")
-        for item in notifications {
-            let value = item["value"].map { value -> String in
-                guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]) else { return cell(value) }
-                return String(decoding: data, as: UTF8.self)
-            }
-            table.add(cell(item["kind"]), cell(item["key"]), value ?? "-", cell(item["count"]))
+        for item in wake.notifications {
+            table.add(item.kind, cell(item.key), JSONOutput.text(item.value), String(item.count))
         }
         print(table.render())
     }
-    let inbox = object["inbox"] as? [[String: Any]] ?? []
-    for item in inbox {
-        let alert = item["alert"] as? [String: Any]
-        print("inbox: \(cell(item["occurrenceId"])) \(cell(alert?["title"])): \(cell(alert?["body"]))")
+    for item in wake.inbox {
+        print("inbox: \(item.occurrenceId) \(cell(item.alert?.title)): \(cell(item.alert?.body))")
     }
 }
 
 /// Acknowledges what a wake answer handed over, as a client that received it would: up to the
-/// highest sequence id in it (the backlog's, or the last inbox item's).
-func acknowledgeWake(_ object: [String: Any], client: HeraldClient, devicePath: String) async throws {
-    let inbox = (object["inbox"] as? [[String: Any]] ?? []).compactMap { ($0["seq"] as? NSNumber)?.int64Value }
-    let ids = inbox + [(object["backlogSeq"] as? NSNumber)?.int64Value].compactMap { $0 }
-    guard let upTo = ids.max() else { return }
-    _ = try await client.send("POST", "\(devicePath)/inbox/ack", json: ["upTo": upTo])
+/// highest hand-over id in it (the backlog's, or the last inbox item's).
+func acknowledgeWake(_ wake: WakeResult, client: HeraldClient, app: String, device: String) async throws {
+    guard let upTo = wake.lastHandOverID else { return }
+    try await client.acknowledge(app: app, device: device, upTo: upTo)
 }
 
 /// `herald state STATE`: report the device's lifecycle state.
@@ -43,11 +35,13 @@ struct StateCommand: AsyncParsableCommand {
     @Flag(help: "Leave what a wake hands over unacknowledged (it is handed over again next time).") var noAck = false
 
     func run() async throws {
-        let client = options.client
-        let reply = try await client.send("PUT", "\(try target.path())/state", json: ["state": state])
-        if !noAck { try await acknowledgeWake(reply.object, client: client, devicePath: try target.path()) }
-        if options.json { return reply.printJSON() }
-        printWake(reply.object)
+        let (app, device) = (try target.appID(), try target.deviceID())
+        try await options.perform { client in
+            let wake = try await client.setState(app: app, device: device, LifecycleState(rawValue: state))
+            if !noAck { try await acknowledgeWake(wake, client: client, app: app, device: device) }
+            if options.json { return try JSONOutput.print(wake) }
+            printWake(wake)
+        }
     }
 }
 
@@ -62,12 +56,13 @@ struct WakeCommand: AsyncParsableCommand {
     @Flag(help: "Leave what it hands over unacknowledged (it is handed over again next time).") var noAck = false
 
     func run() async throws {
-        let client = options.client
-        let reply = try await client.send("POST", "\(try target.path())/wake",
-                                          json: ["state": foreground ? "active" : "background"])
-        if !noAck { try await acknowledgeWake(reply.object, client: client, devicePath: try target.path()) }
-        if options.json { return reply.printJSON() }
-        printWake(reply.object)
+        let (app, device) = (try target.appID(), try target.deviceID())
+        try await options.perform { client in
+            let wake = try await client.wake(app: app, device: device, state: foreground ? .active : .background)
+            if !noAck { try await acknowledgeWake(wake, client: client, app: app, device: device) }
+            if options.json { return try JSONOutput.print(wake) }
+            printWake(wake)
+        }
     }
 }
 
@@ -84,14 +79,13 @@ struct EventCommand: AsyncParsableCommand {
     @Option(help: "Key, for keyed kinds (accessory id, screen id, setting name).") var key: String?
 
     func run() async throws {
-        var event: [String: Any] = ["kind": kind]
-        if let key { event["key"] = key }
-        if let value {
-            event["value"] = (try? JSONSerialization.jsonObject(with: Data(value.utf8), options: [.fragmentsAllowed])) ?? value
+        let (app, device) = (try target.appID(), try target.deviceID())
+        // JSON when it parses, else the text as a string.
+        let parsed = value.map { (try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))) ?? .string($0) }
+        try await options.perform { client in
+            let report = try await client.reportEvents(app: app, device: device, [SystemEvent(kind: kind, key: key, value: parsed)])
+            if options.json { return try JSONOutput.print(report) }
+            print("accepted: \(report.live) live, \(report.queued) queued; backlog now \(report.backlog)")
         }
-        let reply = try await options.client.send("POST", "\(try target.path())/events", json: ["events": [event]])
-        if options.json { return reply.printJSON() }
-        let object = reply.object
-        print("accepted: \(cell(object["live"])) live, \(cell(object["queued"])) queued; backlog now \(cell(object["backlog"]))")
     }
 }

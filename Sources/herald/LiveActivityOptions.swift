@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldClient
 
 /// The `liveActivity` object of a scheduled notification or a push, shared by `schedule` and
 /// `push`. Its JSON options are parsed in `validate()`, so a typo fails before any request.
@@ -21,12 +22,12 @@ struct LiveActivityOptions: ParsableArguments {
     @Flag(help: "iOS 18: ask the started activity for an update token.") var inputPushToken = false
 
     func validate() throws {
-        _ = try object(alert: nil)
+        _ = try liveActivity(alert: nil)
     }
 
-    /// The `liveActivity` object, or nil without `--live-activity`; `alert` (title, subtitle,
+    /// The Live Activity change, or nil without `--live-activity`; `alert` (title, subtitle,
     /// body) is the activity's optional alert. The server checks which fields each event takes.
-    func object(alert: [String: Any]?) throws -> [String: Any]? {
+    func liveActivity(alert: AlertContent?) throws -> LiveActivity? {
         guard let event else {
             let given: [(String, Bool)] = [
                 ("--content-state", contentState != nil), ("--attributes-type", attributesType != nil),
@@ -40,21 +41,16 @@ struct LiveActivityOptions: ParsableArguments {
             }
             return nil
         }
-        var object: [String: Any] = ["event": event.rawValue]
-        if let contentState { object["contentState"] = try PushCommand.jsonObject(contentState, flag: "--content-state") }
-        if let attributesType { object["attributesType"] = attributesType }
-        if let attributes { object["attributes"] = try PushCommand.jsonObject(attributes, flag: "--attributes") }
-        if let activity { object["activity"] = activity }
-        if let staleDate { object["staleDate"] = staleDate }
-        if let dismissalDate { object["dismissalDate"] = dismissalDate }
-        if let relevanceScore { object["relevanceScore"] = relevanceScore }
-        if let inputPushChannel { object["inputPushChannel"] = inputPushChannel }
-        if inputPushToken { object["inputPushToken"] = true }
-        if let alert, !alert.isEmpty {
+        if let alert {
             // APNs shows a Live Activity's alert only with a body.
-            guard alert["body"] != nil else { throw ValidationError("a Live Activity's alert needs --body (--title and --subtitle go with it)") }
-            object["alert"] = alert
+            guard alert.body != nil else { throw ValidationError("a Live Activity's alert needs --body (--title and --subtitle go with it)") }
         }
-        return object
+        return LiveActivity(
+            event: LiveActivityEvent(rawValue: event.rawValue), activity: activity, attributesType: attributesType,
+            attributes: try attributes.map { .object(try jsonObject($0, flag: "--attributes")) },
+            contentState: try contentState.map { .object(try jsonObject($0, flag: "--content-state")) },
+            alert: alert, staleDate: try staleDate.map { try parseInstant($0, flag: "--stale-date") },
+            dismissalDate: try dismissalDate.map { try parseInstant($0, flag: "--dismissal-date") },
+            relevanceScore: relevanceScore, inputPushChannel: inputPushChannel, inputPushToken: inputPushToken ? true : nil)
     }
 }

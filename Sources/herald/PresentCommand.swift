@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldClient
 
 /// `herald present`: deliver a notification now without storing it.
 struct PresentCommand: AsyncParsableCommand {
@@ -9,13 +10,16 @@ struct PresentCommand: AsyncParsableCommand {
     @OptionGroup var content: ContentOptions
 
     func validate() throws {
-        _ = try content.fields()
+        _ = try content.presentRequest()
     }
 
     func run() async throws {
-        let reply = try await options.client.send("POST", "\(try target.path())/present", json: try content.fields())
-        if options.json { return reply.printJSON() }
-        let delivery = reply.object["delivery"] as? [String: Any]
-        print("delivered \(cell(delivery?["occurrenceId"])) via \(cell(delivery?["channel"])): \(cell(delivery?["outcome"]))")
+        let (app, device) = (try target.appID(), try target.deviceID())
+        let request = try content.presentRequest()
+        try await options.perform { client in
+            let delivery = try await client.present(app: app, device: device, request)
+            if options.json { return try JSONOutput.print(["delivery": delivery]) }
+            print("delivered \(delivery.occurrenceId) via \(delivery.channel): \(delivery.outcome)")
+        }
     }
 }

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import HeraldCore
-import HeraldPush
-import Yams
+import HeraldClient
 
 /// `herald push`: send an alert, background or VoIP push, through the server or directly; or a
 /// Live Activity push through the server, to tokens, devices or a broadcast channel.
@@ -56,7 +54,7 @@ struct PushCommand: AsyncParsableCommand {
                 throw ValidationError("--live-activity pushes are of type liveactivity, not \(type!)")
             }
             guard !direct else { throw ValidationError("--direct sends aps pushes; send --live-activity through the server") }
-            _ = try liveActivity.object(alert: alertDictionary())
+            _ = try liveActivity.liveActivity(alert: alertContent())
         }
         if direct {
             guard pushConfig != nil else { throw ValidationError("--direct needs --push-config FILE") }
@@ -65,92 +63,49 @@ struct PushCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let activityObject = try liveActivity.object(alert: alertDictionary())
-        let apsObject = try activityObject == nil ? apsDictionary() : [:]
-        let dataObject = try data.map { try Self.jsonObject($0, flag: "--data") }
+        let activity = try liveActivity.liveActivity(alert: alertContent())
+        let apsObject = try activity == nil ? apsValue() : nil
+        let dataObject = try data.map { try jsonObject($0, flag: "--data") }
         if direct {
-            try await sendDirect(aps: apsObject, data: dataObject)
+            try await DirectPush(app: app, tokens: token, type: type, priority: priority, expiration: expiration, id: id,
+                                 collapseId: collapseId, pushConfig: pushConfig!, json: options.json)
+                .send(aps: try JSONOutput.encoder().encode(apsObject ?? .object([:])),
+                      data: try dataObject.map { try JSONOutput.encoder().encode($0) })
             return
         }
-        var entry: [String: Any] = ["app": app]
-        if let activityObject {
-            entry["liveActivity"] = activityObject
-        } else {
-            entry["type"] = type ?? "alert"
-            entry["aps"] = apsObject
-        }
-        if let channel { entry["channel"] = channel }
-        if !token.isEmpty { entry["tokens"] = token }
-        if !device.isEmpty { entry["devices"] = device }
-        if let priority { entry["priority"] = priority }
-        if let expiration { entry["expiration"] = expiration }
-        if let collapseId { entry["collapseId"] = collapseId }
-        if let id { entry["id"] = id }
-        if let dataObject { entry["data"] = dataObject }
-        let reply = try await options.client.send("POST", "/v1/push", json: ["notifications": [entry]])
-        if options.json { return reply.printJSON() }
-        let rows = reply.object["results"] as? [[String: Any]] ?? []
-        print(Self.table(rows.map {
-            ($0["token"] as? String ?? $0["device"] as? String ?? cell($0["channel"]), cell($0["status"]), cell($0["apnsId"]), cell($0["reason"]))
-        }))
-        if rows.contains(where: { ($0["status"] as? Int) != 200 }) { throw ExitCode(1) }
-    }
-
-    private func sendDirect(aps: [String: Any], data: [String: Any]?) async throws {
-        let text = try String(contentsOfFile: pushConfig!, encoding: .utf8)
-        let settings = try YAMLDecoder().decode(PushSettings.self, from: text)
-        try settings.validate()
-        guard let type = APNsPushType(rawValue: type ?? "alert") else { throw ValidationError("unknown push type \(self.type!)") }
-        let apsValue = try JSONDecoder().decode(APS.self, from: JSONSerialization.data(withJSONObject: aps))
-        let custom = try data.map { try JSONDecoder().decode([String: JSONValue].self, from: JSONSerialization.data(withJSONObject: $0)) } ?? [:]
-        let pushes = try token.map { token in
-            try APNsPush(token: token, type: type, bundleID: app, priority: priority, expiration: expiration, id: id,
-                         collapseID: collapseId, aps: apsValue, custom: custom)
-        }
-        let gateway = PushGateway(ledger: TransientTokenLedger())
-        let outcomes = await gateway.send(pushes, app: App(id: app, push: settings))
-        await gateway.shutdown()
+        let push = Push(app: app, tokens: token.isEmpty ? nil : token, devices: device.isEmpty ? nil : device, channel: channel,
+                        type: activity == nil ? PushType(rawValue: type ?? "alert") : nil, priority: priority,
+                        expiration: expiration, collapseId: collapseId, id: id, aps: apsObject, liveActivity: activity,
+                        data: dataObject)
+        let results = try await options.perform { client in try await client.push(push).results }
         if options.json {
-            let rows = outcomes.map { outcome -> [String: Any] in
-                var row: [String: Any] = ["token": outcome.token, "status": outcome.status]
-                if let apnsID = outcome.apnsID { row["apnsId"] = apnsID }
-                if let reason = outcome.reason { row["reason"] = reason }
-                if let timestamp = outcome.timestamp { row["timestamp"] = timestamp }
-                return row
-            }
-            print(String(decoding: try JSONSerialization.data(withJSONObject: ["results": rows], options: [.sortedKeys]), as: UTF8.self))
+            try JSONOutput.print(["results": results])
         } else {
-            print(Self.table(outcomes.map { ($0.token, String($0.status), $0.apnsID ?? "-", $0.reason ?? "-") }))
+            print(Self.table(results.map { ($0.token ?? $0.device ?? cell($0.channel), String($0.status), cell($0.apnsId), cell($0.reason)) }))
         }
-        if outcomes.contains(where: { !$0.succeeded }) { throw ExitCode(1) }
+        if results.contains(where: { $0.status != 200 }) { throw ExitCode(1) }
     }
 
     /// The aps dictionary from --aps, or from the alert flags (background: content-available only).
-    private func apsDictionary() throws -> [String: Any] {
-        if let aps { return try Self.jsonObject(aps, flag: "--aps") }
+    private func apsValue() throws -> JSONValue {
+        if let aps { return .object(try jsonObject(aps, flag: "--aps")) }
         if type == "background" { return ["content-available": 1] }
-        let alert = alertDictionary()
-        var dictionary: [String: Any] = [:]
-        if !alert.isEmpty { dictionary["alert"] = alert }
-        if let badge { dictionary["badge"] = badge }
-        if let sound { dictionary["sound"] = sound }
-        return dictionary
-    }
-
-    /// The alert flags: the aps alert, or a Live Activity's own alert.
-    private func alertDictionary() -> [String: Any] {
-        var alert: [String: Any] = [:]
-        if let title { alert["title"] = title }
-        if let subtitle { alert["subtitle"] = subtitle }
-        if let body { alert["body"] = body }
-        return alert
-    }
-
-    static func jsonObject(_ text: String, flag: String) throws -> [String: Any] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
-            throw ValidationError("\(flag) must be a JSON object")
+        var dictionary: [String: JSONValue] = [:]
+        if let alert = alertContent() {
+            var fields: [String: JSONValue] = [:]
+            if let title { fields["title"] = .string(title) }
+            if let subtitle { fields["subtitle"] = .string(subtitle) }
+            if let body = alert.body { fields["body"] = .string(body) }
+            dictionary["alert"] = .object(fields)
         }
-        return object
+        if let badge { dictionary["badge"] = .number(Double(badge)) }
+        if let sound { dictionary["sound"] = .string(sound) }
+        return .object(dictionary)
+    }
+
+    /// The alert flags: the aps alert, or a Live Activity's own alert; nil when none is given.
+    private func alertContent() -> AlertContent? {
+        title == nil && subtitle == nil && body == nil ? nil : AlertContent(title: title, subtitle: subtitle, body: body)
     }
 
     static func table(_ rows: [(String, String, String, String)]) -> String {

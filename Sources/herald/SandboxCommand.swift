@@ -22,8 +22,8 @@ struct SandboxCommand: AsyncParsableCommand {
         @Flag(help: "Print the admin API's JSON instead of a table.")
         var json = false
 
-        var client: HeraldClient {
-            HeraldClient(baseURL: admin ?? ProcessInfo.processInfo.environment["HERALD_SANDBOX_ADMIN"]
+        var client: SandboxAdminClient {
+            SandboxAdminClient(baseURL: admin ?? ProcessInfo.processInfo.environment["HERALD_SANDBOX_ADMIN"]
                          ?? "http://127.0.0.1:\(SandboxConfiguration.defaultAdminPort)")
         }
     }
@@ -168,7 +168,7 @@ struct SandboxCommand: AsyncParsableCommand {
         }
 
         /// The Live Activity timeline: one row per start, update and end, in arrival order.
-        func showActivity(_ token: String, client: HeraldClient) async throws {
+        func showActivity(_ token: String, client: SandboxAdminClient) async throws {
             let reply = try await client.send("GET", "/activities/\(token)")
             if options.json { return reply.printJSON() }
             struct Timeline: Decodable { var events: [ActivityEvent] }
@@ -183,7 +183,7 @@ struct SandboxCommand: AsyncParsableCommand {
         }
 
         /// A channel's broadcasts. The id is base64, so it goes in the query, escaped.
-        func showBroadcasts(_ channel: String, client: HeraldClient) async throws {
+        func showBroadcasts(_ channel: String, client: SandboxAdminClient) async throws {
             let escaped = channel.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? channel
             let reply = try await client.send("GET", "/broadcasts?channel=\(escaped)")
             if options.json { return reply.printJSON() }
@@ -199,7 +199,7 @@ struct SandboxCommand: AsyncParsableCommand {
         }
 
         /// An app's channels, with the policy each was created with.
-        func showChannels(_ bundleID: String, client: HeraldClient) async throws {
+        func showChannels(_ bundleID: String, client: SandboxAdminClient) async throws {
             let reply = try await client.send("GET", "/channels/\(bundleID)")
             if options.json { return reply.printJSON() }
             struct Channels: Decodable { var channels: [BroadcastChannelSummary] }
@@ -258,7 +258,7 @@ struct SandboxCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = options.client
-            let reply: HeraldClient.Reply
+            let reply: SandboxAdminClient.Reply
             if let set {
                 guard let object = (try? JSONSerialization.jsonObject(with: Data(set.utf8))) as? [String: Any] else {
                     throw ValidationError("--set takes a JSON object")

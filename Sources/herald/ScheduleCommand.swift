@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldClient
 
 /// `herald schedule`: store a local notification for a device, or a broadcast for a channel.
 struct ScheduleCommand: AsyncParsableCommand {
@@ -29,32 +30,42 @@ struct ScheduleCommand: AsyncParsableCommand {
             throw ValidationError("--channel schedules a Live Activity broadcast: add --live-activity update|end")
         }
         // Checks the content now, so the error comes with this command's usage.
-        _ = try content.fields(liveActivity: liveActivity)
+        _ = try content.content(liveActivity: liveActivity)
     }
 
     func run() async throws {
-        var body = try content.fields(liveActivity: liveActivity)
-        body["fireDate"] = at
-        if let timeZone { body["timeZone"] = timeZone }
+        var rule: RepeatRule?
         if let repeatUnit {
-            var rule: [String: Any] = ["unit": repeatUnit]
-            if let every { rule["every"] = every }
-            if let count { rule["count"] = count }
-            if let until { rule["until"] = until }
-            body["repeat"] = rule
+            rule = RepeatRule(unit: RepeatRule.Unit(rawValue: repeatUnit), every: every, count: count, until: until)
         } else if every != nil || count != nil || until != nil {
             throw ValidationError("--every, --count and --until need --repeat")
         }
-        let reply = try await options.client.send("POST", "\(try target.path())/notifications", json: body)
-        if options.json { return reply.printJSON() }
-        let object = reply.object
-        if object["stored"] as? Bool == false {
-            print("not stored: keepSoonest evicted it at once (it fires later than the 128 others)")
-        } else {
-            print("scheduled \(cell(object["id"])) next fires at \(cell(object["nextFireDate"]))")
+        let request = try content.notificationRequest(fireDate: at, timeZone: timeZone, repeat: rule, liveActivity: liveActivity)
+        let audience = try target.audience()
+        try await options.perform { client in
+            let result = switch audience {
+            case .device(let app, let device): try await client.schedule(app: app, device: device, request)
+            case .channel(let app, let name): try await client.scheduleBroadcast(app: app, channel: name, request)
+            }
+            if options.json { return try Self.printJSON(result) }
+            if let notification = result.notification, result.stored {
+                print("scheduled \(notification.id) next fires at \(instantText(notification.nextFireDate))")
+            } else {
+                print("not stored: keepSoonest evicted it at once (it fires later than the 128 others)")
+            }
+            if !result.evicted.isEmpty {
+                print("evicted: \(result.evicted.joined(separator: ", "))")
+            }
         }
-        if let evicted = object["evicted"] as? [String], !evicted.isEmpty {
-            print("evicted: \(evicted.joined(separator: ", "))")
-        }
+    }
+
+    /// The answer as the server gives it: the notification's fields with `stored`, `replaced`
+    /// and `evicted` beside them.
+    static func printJSON(_ result: ScheduleResult) throws {
+        var object = try result.notification.map { try JSONOutput.value($0).objectValue ?? [:] } ?? [:]
+        object["stored"] = .bool(result.stored)
+        object["replaced"] = .bool(result.replaced)
+        object["evicted"] = .array(result.evicted.map(JSONValue.string))
+        try JSONOutput.print(JSONValue.object(object))
     }
 }

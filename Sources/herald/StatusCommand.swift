@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldClient
 
 /// `herald status [--app APP [--device DEVICE]]`: what the status page shows, as tables.
 struct StatusCommand: AsyncParsableCommand {
@@ -16,65 +17,63 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = options.client
-        switch (app, device) {
-        case (let app?, let device?):
-            let reply = try await client.send("GET", "/v1/status/apps/\(app)/devices/\(device)")
-            if options.json { return reply.printJSON() }
-            printDevice(reply.object)
-        case (let app?, nil):
-            let reply = try await client.send("GET", "/v1/status/apps/\(app)")
-            if options.json { return reply.printJSON() }
-            printApp(reply.object)
-        default:
-            let reply = try await client.send("GET", "/v1/status")
-            if options.json { return reply.printJSON() }
-            printOverview(reply.object)
+        try await options.perform { client in
+            switch (app, device) {
+            case (let app?, let device?):
+                let status = try await client.status(app: app, device: device)
+                if options.json { return try JSONOutput.print(status) }
+                printDevice(status)
+            case (let app?, nil):
+                let status = try await client.status(app: app)
+                if options.json { return try JSONOutput.print(status) }
+                printApp(status)
+            default:
+                let status = try await client.status()
+                if options.json { return try JSONOutput.print(status) }
+                printOverview(status)
+            }
         }
     }
 
-    private func printOverview(_ object: [String: Any]) {
+    private func printOverview(_ status: StatusOverview) {
         var table = Table("APP", "DEVICES", "PENDING", "PUSHES (LAST HOUR)", "INVALID TOKENS")
-        for app in object["apps"] as? [[String: Any]] ?? [] {
-            table.add(cell(app["app"]), cell(app["devices"]), cell(app["pending"]), outcomes(app["pushesLastHour"]),
-                      cell(app["invalidTokens"]))
+        for app in status.apps {
+            table.add(app.app, String(app.devices), String(app.pending), outcomes(app.pushesLastHour), String(app.invalidTokens))
         }
         print(table.render())
-        let outbox = object["outbox"] as? [String: Any] ?? [:]
         print("")
-        print("pending notifications: \(cell(object["pendingNotifications"]))  fired, not yet delivered: \(cell(object["fireLogBacklog"]))  feedback outbox: \(cell(outbox["pending"])) pending, \(cell(outbox["parked"])) parked")
+        print("pending notifications: \(status.pendingNotifications)  fired, not yet delivered: \(status.fireLogBacklog)  feedback outbox: \(cell(status.outbox["pending"])) pending, \(cell(status.outbox["parked"])) parked")
     }
 
-    private func printApp(_ object: [String: Any]) {
-        print("app \(cell(object["app"]))  pushes in the last hour: \(outcomes(object["pushesLastHour"]))")
+    private func printApp(_ status: AppStatus) {
+        print("app \(status.app)  pushes in the last hour: \(outcomes(status.pushesLastHour))")
         print("")
         var table = Table("DEVICE", "STATE", "TIME ZONE", "PENDING", "INBOX", "BACKLOG")
-        for device in object["devices"] as? [[String: Any]] ?? [] {
-            table.add(cell(device["device"]), cell(device["state"]), cell(device["timeZone"]), cell(device["pending"]),
-                      cell(device["inbox"]), cell(device["backlog"]))
+        for device in status.devices {
+            table.add(device.device, device.state.rawValue, device.timeZone, String(device.pending), String(device.inbox),
+                      String(device.backlog))
         }
         print(table.render())
     }
 
-    private func printDevice(_ object: [String: Any]) {
-        print("device \(cell(object["device"])) of \(cell(object["app"]))  state: \(cell(object["state"]))  time zone: \(cell(object["timeZone"]))")
+    private func printDevice(_ status: DeviceStatus) {
+        print("device \(status.device) of \(status.app)  state: \(status.state)  time zone: \(status.timeZone)")
         var pending = Table("NOTIFICATION", "TITLE", "BODY", "NEXT OCCURRENCES (UTC)")
-        for item in object["pending"] as? [[String: Any]] ?? [] {
-            pending.add(cell(item["id"]), cell(item["title"]), cell(item["body"]),
-                        (item["nextOccurrences"] as? [String] ?? []).joined(separator: ", "))
+        for item in status.pending {
+            pending.add(item.id, cell(item.title), item.body, item.nextOccurrences.map(instantText).joined(separator: ", "))
         }
         var deliveries = Table("FIRED AT (UTC)", "NOTIFICATION", "CHANNEL", "OUTCOME", "APNS STATUS")
-        for item in object["deliveries"] as? [[String: Any]] ?? [] {
-            deliveries.add(cell(item["firedAt"]), cell(item["notificationId"]), cell(item["channel"]), cell(item["outcome"]),
-                           cell(item["apnsStatus"]))
+        for item in status.deliveries {
+            deliveries.add(instantText(item.firedAt), item.notificationId, item.channel.rawValue, item.outcome.rawValue,
+                           cell(item.apnsStatus))
         }
         var inbox = Table("SEQ", "NOTIFICATION", "FIRED AT (UTC)")
-        for item in object["inbox"] as? [[String: Any]] ?? [] {
-            inbox.add(cell(item["seq"]), cell(item["notificationId"]), cell(item["firedAt"]))
+        for item in status.inbox {
+            inbox.add(String(item.seq), item.notificationId, instantText(item.firedAt))
         }
         var backlog = Table("KIND", "KEY", "EVENTS")
-        for item in object["backlog"] as? [[String: Any]] ?? [] {
-            backlog.add(cell(item["kind"]), cell(item["key"]), cell(item["count"]))
+        for item in status.backlog {
+            backlog.add(item.kind, cell(item.key), String(item.count))
         }
         for (title, table) in [("pending notifications", pending), ("recent deliveries", deliveries), ("inbox", inbox),
                                ("coalesced backlog", backlog)] {
@@ -84,8 +83,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     /// `{"accepted": 3, "unregistered": 1}` as "3 accepted, 1 unregistered".
-    private func outcomes(_ value: Any?) -> String {
-        let counts = (value as? [String: Any] ?? [:]).compactMap { key, count in (count as? Int).map { (key, $0) } }
-        return counts.isEmpty ? "none" : counts.sorted { $0.0 < $1.0 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+    private func outcomes(_ counts: [String: Int]) -> String {
+        counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
     }
 }

@@ -1,3 +1,6 @@
+import Foundation
+import HeraldClient
+
 /// Plain-text tables for the client commands' default output.
 struct Table {
     var headers: [String]
@@ -36,14 +39,18 @@ struct Table {
     }
 }
 
-/// A JSON value as a table cell.
+/// A value of the library's models as a table cell: "-" for none.
 func cell(_ value: Any?) -> String {
     switch value {
     case nil, is NSNull: return "-"
     case let text as String: return text
-    case let number as NSNumber: return number.stringValue
+    case let json as JSONValue:
+        switch json {
+        case .null: return "-"
+        case .string(let text): return text
+        default: return JSONOutput.text(json)
+        }
+    case let value as CustomStringConvertible: return value.description
     default: return "\(value!)"
     }
 }
-
-import Foundation

@@ -18,9 +18,12 @@ struct AppRoutes {
         router.get("/v1/apps") { request, context in
             let pagination = try Pagination(request)
             if case .app(let own) = context.principal {
-                let app = try await services.store.app(id: own)
-                let visible = app.flatMap { app in pagination.after.map { $0 < app.id } ?? true ? app : nil }
-                return try Response.listing(ListPage(items: visible.map { [AppResource($0)] } ?? [], nextKey: nil))
+                // One app at most: the key's own, unless the cursor is already past it.
+                var items: [AppResource] = []
+                if let app = try await services.store.app(id: own), pagination.after.map({ $0 < app.id }) ?? true {
+                    items = [AppResource(app)]
+                }
+                return try Response.listing(ListPage(items: items, nextKey: nil))
             }
             let page = try await services.store.apps(after: pagination.after, limit: pagination.limit)
             return try Response.listing(page.map(AppResource.init))
