@@ -42,12 +42,17 @@ struct NotificationRoutes {
             let pagination = try Pagination(request, defaultLimit: Pagination.maximumLimit)
             let device = try await device(context)
             let notifications = try await services.store.notifications(appID: device.appID, deviceID: device.id)
-            // Sorted by next fire date, then id: the key pads the instant so text order is time order.
-            let page = pagination.page(of: notifications) { notification in
-                let milliseconds = String(max(0, notification.nextFireDate.millisecondsSince1970))
-                return String(repeating: "0", count: max(0, 16 - milliseconds.count)) + milliseconds + "/" + notification.id
+            // The store's order: by next fire date, ties in the order they were scheduled. The key
+            // pads the instant (text order is time order) and then the place among its ties.
+            var ties: [Int64: Int] = [:]
+            let keyed = notifications.map { notification in
+                let milliseconds = max(0, notification.nextFireDate.millisecondsSince1970)
+                let place = ties[milliseconds, default: 0]
+                ties[milliseconds] = place + 1
+                return (key: String(format: "%016lld/%03d", milliseconds, place), notification: notification)
             }
-            return try Response.listing(page.map { NotificationResource($0) }, legacyKey: "notifications")
+            let page = pagination.page(of: keyed, key: \.key)
+            return try Response.listing(page.map { NotificationResource($0.notification) }, legacyKey: "notifications")
         }
 
         router.get("\(base)/notifications/:id") { request, context in
