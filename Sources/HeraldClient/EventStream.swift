@@ -140,6 +140,8 @@ public struct HeraldEventStream: AsyncSequence, Sendable {
                 }
                 switch item {
                 case .opened:
+                    // A connection the server accepted: the next drop starts the backoff afresh.
+                    failures = 0
                     return .connected
                 case .frame(let frame):
                     if let retry = frame.retry { retryHint = .milliseconds(Swift.max(0, retry)) }
@@ -149,8 +151,6 @@ public struct HeraldEventStream: AsyncSequence, Sendable {
                         lastReturned = id
                         stream.client.remember(id, app: stream.app, device: stream.device)
                     }
-                    // Something came through: the connection is healthy again.
-                    failures = 0
                     return event
                 }
             }
