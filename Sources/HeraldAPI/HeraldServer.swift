@@ -169,7 +169,7 @@ public struct HeraldServer: Sendable {
             await metrics.refresh(gauges: gauges, backlog: backlog, gateway: gateway, logger: logger)
         }).register(on: router)
         AppRoutes(services: services, gateway: gateway).register(on: router)
-        let idempotency = IdempotentRequests(store: store, clock: clock,
+        let idempotency = IdempotentRequests(store: store, clock: clock, body: services.body,
                                              lease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000))
         PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch, idempotency: idempotency)
             .register(on: router)

@@ -94,4 +94,17 @@ struct IdempotencyKeyTests {
             #expect(backlog.json["notifications"][0]["value"] == .number(2), "\(backlog.text)")
         }
     }
+
+    @Test("The same key with a different body is refused: 422 idempotencyKeyReused, and nothing is sent or stored")
+    func keyReusedWithAnotherBody() async throws {
+        try await withGuardedHerald { herald in
+            try await herald.registerApp(GuardApps.alarm, token: guardToken(1))
+            _ = try await Self.push(herald, key: nil, keyHeader: "reused", body: "first")
+            let reused = try await herald.expectRefused(.unprocessableContent, "idempotencyKeyReused") {
+                try await Self.push(herald, key: nil, keyHeader: "reused", body: "second")
+            }
+            #expect(reused.headers[HTTPField.Name("Idempotent-Replayed")!] == nil)
+            #expect(herald.inbox(guardToken(1)).count == 1)
+        }
+    }
 }

@@ -112,7 +112,8 @@ struct MetricsEndToEndTests {
     }
 
     private func scrape(_ herald: SandboxedHerald) async throws -> PrometheusScrape {
-        let reply = try await herald.api("GET", "/metrics", key: nil)
+        // With API keys configured, /metrics needs an admin (or metrics) key.
+        let reply = try await herald.api("GET", "/metrics")
         try #require(reply.status == 200, "\(reply.text)")
         return PrometheusScrape(reply.text)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldCrypto
 import HeraldScheduler
 import HeraldStorage
 import HTTPTypes
@@ -11,12 +12,14 @@ import Synchronization
 ///
 /// The first request with a key runs; a resend with the same key, from the same caller to the same
 /// path, runs nothing and gets the first answer again, with `Idempotent-Replayed: true`. A resend
-/// while the first is still running is 409 `idempotencyKeyInProgress`. A request that is refused
-/// or fails is forgotten, so sending it again runs it. Keys are kept for a day, in the same table
+/// while the first is still running is 409 `idempotencyKeyInProgress`, and the same key with a
+/// different body is 422 `idempotencyKeyReused` (the answer is kept with the body's SHA-256). A
+/// request that is refused or fails is forgotten, so sending it again runs it. Keys are kept for a day, in the same table
 /// as the signed hooks' keys (their scopes cannot collide: a hook's name has no spaces).
 struct IdempotentRequests: Sendable {
     let store: any HookStore
     let clock: any SchedulerClock
+    let body: JSONBody
     /// How long an unfinished claim holds before a resend may take it over.
     let lease: TimeInterval
 
@@ -25,19 +28,24 @@ struct IdempotentRequests: Sendable {
     static let replayedName = HTTPField.Name("Idempotent-Replayed")!
     static let maximumKeyLength = 255
 
-    /// Runs `handler` at most once per `Idempotency-Key`; without the header, runs it as is.
+    /// Runs `handler` at most once per `Idempotency-Key`; without the header, runs it as is. The
+    /// handler gets the request with its body already read (to fingerprint it) and readable again.
     func run(_ request: Request, context: HeraldRequestContext,
-             _ handler: () async throws -> Response) async throws -> Response {
-        guard let key = request.headers[Self.headerName] else { return try await handler() }
+             _ handler: (Request) async throws -> Response) async throws -> Response {
+        guard let key = request.headers[Self.headerName] else { return try await handler(request) }
         guard !key.isEmpty, key.utf8.count <= Self.maximumKeyLength else {
             throw HeraldError.badRequest("invalidIdempotencyKey", "Idempotency-Key must be 1 to \(Self.maximumKeyLength) bytes")
         }
         let scope = "api \(Self.caller(context.principal)) \(request.method.rawValue) \(request.uri.path)"
         let keys = ["key:" + key]
+        let bytes = try await body.bytes(of: request)
+        var request = request
+        request.body = RequestBody(buffer: ByteBuffer(bytes: bytes))
+        let fingerprint = SHA256.hash(Array(bytes)).map { String(format: "%02x", $0) }.joined()
         switch try await store.claimIdempotencyKeys(hook: scope, keys: keys, now: clock.now(), retention: Self.retention,
                                                     lease: lease) {
         case .completed(let stored)?:
-            return Self.replay(stored)
+            return try Self.replay(stored, fingerprint: fingerprint)
         case .inProgress?:
             throw HeraldError(.conflict, reason: "idempotencyKeyInProgress",
                               message: "a request with this Idempotency-Key is still being handled")
@@ -46,7 +54,7 @@ struct IdempotentRequests: Sendable {
         }
         let response: Response
         do {
-            response = try await handler()
+            response = try await handler(request)
         } catch {
             await release(keys, scope: scope)
             throw error
@@ -55,9 +63,9 @@ struct IdempotentRequests: Sendable {
             await release(keys, scope: scope)
             return response
         }
-        let (body, replayable) = try await Self.collect(response)
+        let (answer, replayable) = try await Self.collect(response)
         let store = self.store
-        let record = "\(response.status.code)\n" + body
+        let record = "\(response.status.code)\n\(fingerprint)\n" + answer
         // In a task of its own, so a request cut short after its change still stores the answer.
         try await Task { try await store.completeIdempotencyKeys(hook: scope, keys: keys, response: record) }.value
         return replayable
@@ -76,11 +84,16 @@ struct IdempotentRequests: Sendable {
         }
     }
 
-    /// The stored answer: its status on the first line, then the JSON body.
-    private static func replay(_ stored: String) -> Response {
-        let newline = stored.firstIndex(of: "\n") ?? stored.endIndex
-        let status = Int(stored[..<newline]).map { HTTPResponse.Status(code: $0) } ?? .ok
-        let body = newline < stored.endIndex ? String(stored[stored.index(after: newline)...]) : ""
+    /// The stored answer (its status, the request body's fingerprint, then the JSON body), or
+    /// 422 `idempotencyKeyReused` when this request's body is not the one the key was used with.
+    private static func replay(_ stored: String, fingerprint: String) throws -> Response {
+        let parts = stored.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[1] == fingerprint else {
+            throw HeraldError.invalid("idempotencyKeyReused",
+                                      "this Idempotency-Key was used with a different request body; use a new key")
+        }
+        let status = Int(parts[0]).map { HTTPResponse.Status(code: $0) } ?? .ok
+        let body = String(parts[2])
         return Response(status: status, headers: [.contentType: "application/json", replayedName: "true"],
                         body: .init(byteBuffer: ByteBuffer(string: body)))
     }

@@ -66,7 +66,7 @@ struct LifecycleRoutes {
 
         // A resend under the same Idempotency-Key counts nothing twice (a sum kind would).
         router.post("\(base)/events") { request, context in
-            try await idempotency.run(request, context: context) { try await reportEvents(request, context: context) }
+            try await idempotency.run(request, context: context) { try await reportEvents($0, context: context) }
         }
 
         router.get("\(base)/events/backlog") { _, context in

@@ -35,7 +35,7 @@ struct NotificationRoutes {
     private func register(on router: Router<HeraldRequestContext>, base: String,
                           audience device: @escaping @Sendable (HeraldRequestContext) async throws -> Device) {
         router.post("\(base)/notifications") { request, context in
-            try await idempotency.run(request, context: context) { try await schedule(request, context: context, audience: device) }
+            try await idempotency.run(request, context: context) { try await schedule($0, context: context, audience: device) }
         }
 
         router.get("\(base)/notifications") { request, context in

@@ -56,7 +56,7 @@ struct PushRoutes {
 
     func register(on router: Router<HeraldRequestContext>) {
         router.post("/v1/push") { request, context in
-            try await idempotency.run(request, context: context) { try await push(request, context: context) }
+            try await idempotency.run(request, context: context) { try await push($0, context: context) }
         }
     }
 
