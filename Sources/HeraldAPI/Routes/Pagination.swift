@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldCrypto
 import HeraldStorage
 import Hummingbird
 
@@ -42,16 +43,12 @@ struct Pagination {
     }
 
     static func cursor(forKey key: String) -> String {
-        Data(key.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(key.utf8)
     }
 
     static func key(fromCursor cursor: String) -> String? {
-        var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
-        guard !cursor.isEmpty, let data = Data(base64Encoded: text) else { return nil }
-        return String(data: data, encoding: .utf8)
+        guard !cursor.isEmpty, let bytes = Base64URL.decode(cursor) else { return nil }
+        return String(bytes: bytes, encoding: .utf8)
     }
 }
 
