@@ -14,8 +14,9 @@ import Synchronization
 /// path, runs nothing and gets the first answer again, with `Idempotent-Replayed: true`. A resend
 /// while the first is still running is 409 `idempotencyKeyInProgress`, and the same key with a
 /// different body is 422 `idempotencyKeyReused` (the answer is kept with the body's SHA-256). A
-/// request that is refused or fails is forgotten, so sending it again runs it. Keys are kept for a day, in the same table
-/// as the signed hooks' keys (their scopes cannot collide: a hook's name has no spaces).
+/// request that is refused or fails is forgotten, so sending it again runs it. Keys are kept for a
+/// day, in the same table as the signed hooks' keys (their scopes cannot collide: a hook's name
+/// has no spaces).
 struct IdempotentRequests: Sendable {
     let store: any HookStore
     let clock: any SchedulerClock
