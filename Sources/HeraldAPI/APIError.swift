@@ -55,16 +55,29 @@ struct APIError: HTTPResponseError {
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Tells a wrong method on an existing path (405) from a missing path (404).
     let routes: RouteTable
+    /// Told when a write meets a full disk, and when a later write succeeds: for `/readyz`.
+    let fullness: StorageFullness
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
-            return try await next(request, context)
+            let response = try await next(request, context)
+            if request.method != .get, request.method != .head, (200..<300).contains(response.status.code) { fullness.wrote() }
+            return response
         } catch let error as APIError {
             throw error
         } catch let error as HeraldError {
             throw APIError(error)
         } catch let error as DecodingError {
             throw APIError(JSONBody.describe(error))
+        } catch let fault as StoreFault where fault.kind == .storageFull {
+            // Nothing was written: the transaction rolled back. The same request succeeds once
+            // an operator frees space; until then the node says so on /readyz.
+            let call = "\(request.method) \(request.uri.path) (\(fault.statement))"
+            context.logger.error("request refused: the disk is full", metadata: ["call": "\(call)", "error": "\(fault)"])
+            fullness.refused(call: call)
+            throw APIError(status: .serviceUnavailable, reason: "storageFull",
+                           message: "the server's disk is full, so nothing was stored; try again later",
+                           headers: [.retryAfter: "30"])
         } catch let fault as StoreFault where fault.isTransient {
             // Nothing was committed, or the request may be sent again: a resend is safe.
             context.logger.error("request failed: the store is unavailable", metadata: ["error": "\(fault)"])

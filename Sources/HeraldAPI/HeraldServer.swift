@@ -152,7 +152,8 @@ public struct HeraldServer: Sendable {
         let router = Router(context: HeraldRequestContext.self)
         let routes = RouteTable()
         router.add(middleware: HTTPMetricsMiddleware())
-        router.add(middleware: ErrorMiddleware(routes: routes))
+        let fullness = StorageFullness()
+        router.add(middleware: ErrorMiddleware(routes: routes, fullness: fullness))
         router.add(middleware: AccessMiddleware(
             keys: APIKeys(adminKeys: configuration.adminKeys, appKeys: configuration.appKeys.map { ($0.app, $0.key) },
                           metricsKeys: configuration.metricsKeys),
@@ -165,7 +166,7 @@ public struct HeraldServer: Sendable {
                                    body: JSONBody(maximumBytes: configuration.maxBodyBytes))
         let gauges = CachedRead { [store] in try await store.storeGauges() }
         let backlog = CachedRead { [store] in try await store.eventBacklogByKind() }
-        HealthRoutes(registry: registry, store: store, health: health, refresh: { [gateway, metrics, logger] in
+        HealthRoutes(registry: registry, store: store, health: health, fullness: fullness, refresh: { [gateway, metrics, logger] in
             await metrics.refresh(gauges: gauges, backlog: backlog, gateway: gateway, logger: logger)
         }).register(on: router)
         AppRoutes(services: services, gateway: gateway).register(on: router)

@@ -130,7 +130,8 @@ extension PostgresStore {
                          statement: statement)
         case let error as PSQLError:
             if error.code == .server, let state = error.serverInfo?[.sqlState] {
-                return StoreFault(transientStates(state) ? .transient : .definite, statement: statement, code: state,
+                let kind: StoreFault.Kind = state == diskFull ? .storageFull : transientStates(state) ? .transient : .definite
+                return StoreFault(kind, statement: statement, code: state,
                                   message: error.serverInfo?[.message] ?? "the server refused the statement")
             }
             let transient: Set<PSQLError.Code> = [.clientClosedConnection, .serverClosedConnection, .connectionError,
@@ -141,6 +142,9 @@ extension PostgresStore {
             return StoreFault(.definite, statement: statement, code: nil, message: String(describing: type(of: error)))
         }
     }
+
+    /// PostgreSQL's disk_full: the server had no room to write.
+    static let diskFull = "53100"
 
     /// SQLSTATEs that say the work did not happen for a reason of the server's: connection
     /// exceptions (08), serialization failure and deadlock, insufficient resources (53, too many

@@ -35,9 +35,20 @@ final class SQLiteGroupCommit: Sendable {
 
     /// Runs `work` in the next shared write transaction and returns its result once committed.
     ///
+    /// - Parameters:
+    ///   - call: the store call, for a fault; the caller's name by default.
+    ///   - work: writes, and returns what the call answers.
     /// - Throws: what `work` threw (its writes rolled back, the others' kept), or the shared
-    ///   transaction's error.
-    func write<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    ///   transaction's error; a full disk as ``StoreFault``.
+    func write<T: Sendable>(_ call: String = #function, _ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await committed(work)
+        } catch {
+            throw SQLiteConnections.fault(error, in: call)
+        }
+    }
+
+    private func committed<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let call = Call(run: { db in
                 do {

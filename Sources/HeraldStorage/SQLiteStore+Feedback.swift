@@ -8,7 +8,7 @@ extension SQLiteStore {
 
     public func saveHook(name: String, definition: String) async throws -> Bool {
         let now = Date().millisecondsSince1970
-        return try await pool.write { db in
+        return try await connections.write { db in
             let existed = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM hook WHERE name = ?"),
                 arguments: [name]) ?? false
             try db.cachedStatement(sql: """
@@ -20,14 +20,14 @@ extension SQLiteStore {
     }
 
     public func hook(name: String) async throws -> String? {
-        try await pool.read { db in
+        try await connections.read { db in
             try String.fetchOne(db.cachedStatement(sql: "SELECT definition FROM hook WHERE name = ?"),
                 arguments: [name])
         }
     }
 
     public func deleteHook(name: String) async throws -> Bool {
-        try await pool.write { db in
+        try await connections.write { db in
             try db.cachedStatement(sql: "DELETE FROM hook WHERE name = ?").execute(arguments: [name])
             return db.changesCount > 0
         }
@@ -43,7 +43,7 @@ extension SQLiteStore {
     /// `lease` (its request died mid-way, say in a crash) may be taken over.
     public func claimIdempotencyKeys(hook: String, keys: [String], now: Date, retention: TimeInterval,
                                      lease: TimeInterval) async throws -> IdempotencyRecord? {
-        try await pool.write { db in
+        try await connections.write { db in
             try db.cachedStatement(sql: "DELETE FROM idempotency WHERE created_at < ?")
                 .execute(arguments: [now.addingTimeInterval(-retention).millisecondsSince1970])
             try db.cachedStatement(sql: "DELETE FROM idempotency WHERE state = 'processing' AND created_at < ?")
@@ -65,7 +65,7 @@ extension SQLiteStore {
 
     /// Stores the answer under every key of the request.
     public func completeIdempotencyKeys(hook: String, keys: [String], response: String) async throws {
-        try await pool.write { db in
+        try await connections.write { db in
             for key in keys {
                 try db.cachedStatement(sql: "UPDATE idempotency SET state = 'completed', response = ? WHERE hook = ? AND key = ?")
                     .execute(arguments: [response, hook, key])
@@ -75,7 +75,7 @@ extension SQLiteStore {
 
     /// Forgets the claims of a request that failed before doing anything, so a resend can try again.
     public func releaseIdempotencyKeys(hook: String, keys: [String]) async throws {
-        try await pool.write { db in
+        try await connections.write { db in
             for key in keys {
                 try db.cachedStatement(sql: "DELETE FROM idempotency WHERE hook = ? AND key = ? AND state = 'processing'")
                     .execute(arguments: [hook, key])
@@ -88,7 +88,7 @@ extension SQLiteStore {
     public func recordFeedback(_ events: [FeedbackEvent]) async throws {
         guard !events.isEmpty else { return }
         let rows = try events.map { ($0, String(decoding: try Self.encoder.encode($0.payload), as: UTF8.self)) }
-        try await pool.write { db in
+        try await connections.write { db in
             for (event, payload) in rows {
                 try db.cachedStatement(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)")
                     .execute(arguments: [event.type, event.appID, payload, event.createdAt.millisecondsSince1970])
@@ -105,7 +105,7 @@ extension SQLiteStore {
     /// messages do not count, and a receiver that is down or full holds back only itself.
     public func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
                                render: @escaping @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut {
-        try await pool.write { db in
+        try await connections.write { db in
             // A receiver seen for the first time starts where the single shared cursor of earlier
             // versions stood, so an upgrade sends nothing twice.
             let legacyCursor = try Int64.fetchOne(db.cachedStatement(sql: "SELECT last_event_key FROM feedback_cursor WHERE id = 1")) ?? 0
@@ -153,7 +153,7 @@ extension SQLiteStore {
 
     public func leaseOutboxMessages(limit: Int, lease: Duration) async throws -> [OutboxMessage] {
         let now = Date().millisecondsSince1970
-        return try await pool.write { db in
+        return try await connections.write { db in
             var messages = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.outboxColumns) FROM outbox
                 WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
@@ -171,7 +171,7 @@ extension SQLiteStore {
 
     public func renewOutboxLease(_ id: Int64, token: String, lease: Duration) async throws -> Bool {
         let until = Date().millisecondsSince1970 + lease.wholeMilliseconds
-        return try await pool.write { db in
+        return try await connections.write { db in
             try db.cachedStatement(sql: "UPDATE outbox SET lease_until = ? WHERE key = ? AND lease_token = ? AND state = 'pending'")
                 .execute(arguments: [until, id, token])
             return db.changesCount > 0
@@ -180,7 +180,7 @@ extension SQLiteStore {
 
     public func nextOutboxAttempt() async throws -> Duration? {
         let now = Date().millisecondsSince1970
-        return try await pool.read { db in
+        return try await connections.read { db in
             try Int64.fetchOne(db.cachedStatement(sql: """
                 SELECT min(max(next_attempt_at, coalesce(lease_until, 0))) FROM outbox WHERE state = 'pending'
                 """)).map { .milliseconds(max(0, $0 - now)) }
@@ -188,7 +188,7 @@ extension SQLiteStore {
     }
 
     public func outboxMessages(state: OutboxMessage.State?, limit: Int) async throws -> [OutboxMessage] {
-        try await pool.read { db in
+        try await connections.read { db in
             if let state {
                 return try Row.fetchAll(db.cachedStatement(sql: "SELECT \(Self.outboxColumns) FROM outbox WHERE state = ? ORDER BY key DESC LIMIT ?"),
                                         arguments: [state.rawValue, limit]).map(Self.outboxMessage(from:))
@@ -199,7 +199,7 @@ extension SQLiteStore {
     }
 
     public func markOutboxDelivered(_ id: Int64, token: String) async throws -> Bool {
-        try await pool.write { db in
+        try await connections.write { db in
             try db.cachedStatement(sql: """
                 UPDATE outbox SET state = 'delivered', attempts = attempts + 1, last_error = NULL, lease_until = NULL,
                     lease_token = NULL
@@ -212,7 +212,7 @@ extension SQLiteStore {
     public func markOutboxFailed(_ id: Int64, token: String, error: String, retryAfter: Duration,
                                  maximumAttempts: Int) async throws -> Bool {
         let next = Date().millisecondsSince1970 + retryAfter.wholeMilliseconds
-        return try await pool.write { db in
+        return try await connections.write { db in
             try db.cachedStatement(sql: """
                 UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_until = NULL,
                     lease_token = NULL, state = CASE WHEN attempts + 1 >= ? THEN 'parked' ELSE 'pending' END
@@ -224,7 +224,7 @@ extension SQLiteStore {
 
     /// Puts a parked message back in line. Returns false if there is no such parked message.
     public func retryOutboxMessage(_ id: Int64, now: Date) async throws -> Bool {
-        try await pool.write { db in
+        try await connections.write { db in
             try db.cachedStatement(sql: """
                 UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ? WHERE key = ? AND state = 'parked'
                 """).execute(arguments: [now.millisecondsSince1970, id])

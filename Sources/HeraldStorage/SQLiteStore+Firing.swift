@@ -8,7 +8,7 @@ extension SQLiteStore {
     public func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
-        return try await pool.write { db in
+        return try await connections.write { db in
             // The read and every write below are one transaction: a cancel or replace committed
             // before it is seen here, one committed after it finds the notification advanced.
             // CROSS JOIN keeps notifications the outer loop, so the scan walks notification_due
@@ -134,7 +134,7 @@ extension SQLiteStore {
     }, columns: 1)
 
     public func unfinishedFirings() async throws -> (fired: [FiredOccurrence], orphaned: [Int64]) {
-        try await pool.read { db in
+        try await connections.read { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT l.key, l.occurrence_id, l.app_id, l.device_id, l.notification_id, l.scheduled_for, l.fired_at,
                     l.late, l.missed, l.occurrence_index,

@@ -7,7 +7,7 @@ import HeraldCore
 extension SQLiteStore {
     public func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
                          catalog: EventCatalog, acknowledging upTo: Int64?) async throws -> WakeResult {
-        try await pool.write { db in
+        try await connections.write { db in
             var device = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
             if let upTo { try Self.acknowledge(db, appID: appID, deviceID: deviceID, upTo: upTo) }
             guard device.state.canMove(to: state) else {
@@ -29,7 +29,7 @@ extension SQLiteStore {
 
     public func ingestEvents(appID: String, deviceID: String, events: [SystemEvent], catalog: EventCatalog,
                              connected: Bool) async throws -> EventIngestion {
-        try await pool.write { db in
+        try await connections.write { db in
             let device = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
             var backlog = try Self.backlog(db, appID: appID, deviceID: deviceID)
             guard device.state.isAwake && connected else {
@@ -52,7 +52,7 @@ extension SQLiteStore {
 
     /// The backlog a wake would deliver now, without delivering it.
     public func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification] {
-        try await pool.read { db in
+        try await connections.read { db in
             _ = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
             return try Self.backlog(db, appID: appID, deviceID: deviceID).preview(catalog: catalog)
         }
@@ -64,7 +64,7 @@ extension SQLiteStore {
         let unloggedContents = try items.map { item in
             item.logID == nil ? try item.storedContent ?? String(decoding: Self.encoder.encode(item.content), as: UTF8.self) : nil
         }
-        return try await pool.write { db in
+        return try await connections.write { db in
             // A device deleted meanwhile has nobody to hold anything for: one read for the batch.
             var present: Set<DeviceKey> = []
             try Self.devicesPresent.execute(Set(items.map { DeviceKey($0.occurrence) }).map { key in
@@ -158,7 +158,7 @@ extension SQLiteStore {
     /// Records a wake push unless `perHour` were already sent in the last hour. Returns whether
     /// this one may go.
     public func recordWakePush(appID: String, deviceID: String, now: Date, perHour: Int) async throws -> Bool {
-        try await pool.write { db in
+        try await connections.write { db in
             let text = try String.fetchOne(db.cachedStatement(sql: "SELECT wake_pushes FROM device_events WHERE app_id = ? AND device_id = ?"),
                                            arguments: [appID, deviceID]) ?? "[]"
             let hourAgo = now.millisecondsSince1970 - 3_600_000
@@ -236,7 +236,7 @@ extension SQLiteStore {
     }
 
     public func acknowledge(appID: String, deviceID: String, upTo: Int64) async throws -> Acknowledgement {
-        try await pool.write { db in
+        try await connections.write { db in
             _ = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
             return try Self.acknowledge(db, appID: appID, deviceID: deviceID, upTo: upTo)
         }
@@ -264,7 +264,7 @@ extension SQLiteStore {
 
     public func handedOver(appID: String, deviceID: String, after: Int64) async throws -> HandedOver {
         // A read is one snapshot: both lists stop at the same committed id.
-        try await pool.read { db in
+        try await connections.read { db in
             let live = try Self.liveHandOvers(db, appID: appID, deviceID: deviceID).after(after)
             return HandedOver(inbox: try Self.unacknowledgedInbox(db, appID: appID, deviceID: deviceID, after: after),
                               live: live.batches, missedLive: live.missed)

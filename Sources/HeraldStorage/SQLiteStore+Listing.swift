@@ -4,7 +4,7 @@ import HeraldCore
 
 extension SQLiteStore {
     public func apps(after: String?, limit: Int) async throws -> ListPage<App> {
-        try await pool.read { db in
+        try await connections.read { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.appColumns) FROM app WHERE id > ? ORDER BY id LIMIT ?
                 """), arguments: [after ?? "", limit + 1])
@@ -13,7 +13,7 @@ extension SQLiteStore {
     }
 
     public func devices(appID: String, filter: DeviceFilter, after: String?, limit: Int) async throws -> ListPage<Device> {
-        try await pool.read { db in
+        try await connections.read { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.deviceColumns) FROM device
                 WHERE app_id = ? AND id > ? AND broadcast_channel IS NULL
@@ -26,7 +26,7 @@ extension SQLiteStore {
     }
 
     public func hooks(after: String?, limit: Int) async throws -> ListPage<StoredHook> {
-        try await pool.read { db in
+        try await connections.read { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT name, definition FROM hook WHERE name > ? ORDER BY name LIMIT ?
                 """), arguments: [after ?? "", limit + 1])
@@ -36,7 +36,7 @@ extension SQLiteStore {
 
     public func deliveries(appID: String, deviceID: String, before: String?, limit: Int) async throws -> ListPage<Delivery> {
         let before = try before.map(ListPage<Delivery>.integerKey) ?? Int64.max
-        return try await pool.read { db in
+        return try await connections.read { db in
             let rows = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.deliveryColumns), key FROM delivery WHERE app_id = ? AND device_id = ? AND key < ?
                 ORDER BY key DESC LIMIT ?

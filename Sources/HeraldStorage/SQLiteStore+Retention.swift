@@ -73,7 +73,7 @@ extension SQLiteStore {
         var deleted = 0
         for kind in PrunedRows.allCases {
             let cutoff = kind.cutoff(now: now, policy: policy)
-            deleted += try await pool.write { db in
+            deleted += try await connections.write { db in
                 try db.execute(sql: kind.sql, arguments: [cutoff, batchSize])
                 return db.changesCount
             }

@@ -4,11 +4,11 @@ import HeraldCore
 
 extension SQLiteStore {
     public func probe() async throws {
-        _ = try await pool.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT 1")) }
+        _ = try await connections.read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT 1")) }
     }
 
     public func storeGauges() async throws -> StoreGauges {
-        try await pool.read { db in
+        try await connections.read { db in
             var gauges = StoreGauges()
             gauges.pendingNotifications = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM notification")) ?? 0
             gauges.fireLogBacklog = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM delivery WHERE outcome = 'pending'")) ?? 0
@@ -21,7 +21,7 @@ extension SQLiteStore {
     }
 
     public func eventBacklogByKind() async throws -> [String: Int] {
-        try await pool.read { db in
+        try await connections.read { db in
             var counts: [String: Int] = [:]
             let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT queue, unacknowledged, handed_seq FROM device_events"))
             while let row = try rows.next() {
@@ -33,7 +33,7 @@ extension SQLiteStore {
     }
 
     public func appStatuses() async throws -> [AppStatus] {
-        try await pool.read { db in
+        try await connections.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT a.id,
                     (SELECT count(*) FROM device d WHERE d.app_id = a.id AND d.broadcast_channel IS NULL),
@@ -45,7 +45,7 @@ extension SQLiteStore {
     }
 
     public func deviceStatuses(appID: String, limit: Int) async throws -> [DeviceStatus] {
-        try await pool.read { db in
+        try await connections.read { db in
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM app WHERE id = ?"),
                 arguments: [appID]) == true else {
                 throw HeraldError.appNotFound(appID)
@@ -69,7 +69,7 @@ extension SQLiteStore {
     }
 
     public func inboxEntries(appID: String, deviceID: String, limit: Int) async throws -> [InboxListing] {
-        try await pool.read { db in
+        try await connections.read { db in
             _ = try Self.existingDevice(db, appID: appID, deviceID: deviceID)
             return try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT inbox_seq, notification_id, occurrence_id, fired_at FROM delivery

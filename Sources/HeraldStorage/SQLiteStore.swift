@@ -14,6 +14,8 @@ public final class SQLiteStore: HeraldStore {
     }
 
     let pool: DatabasePool
+    /// Every call's reads and writes: the pool, with SQLite's faults named after the call.
+    let connections: SQLiteConnections
     /// The API's notification writes, committed together when they arrive together.
     let notificationWrites: SQLiteGroupCommit
     public let path: String
@@ -36,6 +38,7 @@ public final class SQLiteStore: HeraldStore {
             writeCounter?.install(on: db.sqliteConnection, role: db.configuration.readonly ? .reader : .writer)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        connections = SQLiteConnections(pool: pool)
         notificationWrites = SQLiteGroupCommit(pool: pool)
         // Set on the writer after the pool opened it: DatabasePool applies its own default
         // (NORMAL) after prepareDatabase, which would silently undo FULL.
@@ -97,7 +100,7 @@ public final class SQLiteStore: HeraldStore {
         let customKinds = String(decoding: try Self.encoder.encode(app.customKinds), as: UTF8.self)
         let fcm = try app.fcm.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
         let webPush = try app.webPush.map { String(decoding: try Self.encoder.encode($0), as: UTF8.self) }
-        return try await pool.write { db in
+        return try await connections.write { db in
             let existed = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM app WHERE id = ?"),
                 arguments: [app.id]) ?? false
             try db.cachedStatement(sql: """
@@ -112,14 +115,14 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func app(id: String) async throws -> App? {
-        try await pool.read { db in
+        try await connections.read { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.appColumns) FROM app WHERE id = ?"),
                 arguments: [id]).map(Self.app(from:))
         }
     }
 
     public func deleteApp(id: String) async throws -> Bool {
-        try await pool.write { db in
+        try await connections.write { db in
             try db.cachedStatement(sql: "DELETE FROM app WHERE id = ?").execute(arguments: [id])
             return db.changesCount > 0
         }
@@ -129,7 +132,7 @@ public final class SQLiteStore: HeraldStore {
 
     public func saveDevice(_ device: Device, now: Date) async throws -> DeviceSaveResult {
         let nowMilliseconds = now.millisecondsSince1970
-        return try await pool.write { db in
+        return try await connections.write { db in
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM app WHERE id = ?"),
                 arguments: [device.appID]) ?? false else {
                 throw HeraldError.appNotFound(device.appID)
@@ -173,14 +176,14 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func device(appID: String, id: String) async throws -> Device? {
-        try await pool.read { db in
+        try await connections.read { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.deviceColumns) FROM device WHERE app_id = ? AND id = ?"),
                              arguments: [appID, id]).map { try Self.device(from: $0) }
         }
     }
 
     public func deleteDevice(appID: String, id: String) async throws -> Bool {
-        try await pool.write { db in
+        try await connections.write { db in
             try db.cachedStatement(sql: "DELETE FROM device WHERE app_id = ? AND id = ?")
                 .execute(arguments: [appID, id])
             return db.changesCount > 0
@@ -192,7 +195,7 @@ public final class SQLiteStore: HeraldStore {
     public func saveActivity(appID: String, deviceID: String, activity: String, token: LiveActivityToken,
                              now: Date) async throws -> Bool? {
         let at = now.millisecondsSince1970
-        return try await pool.write { db in
+        return try await connections.write { db in
             // Read and written in one write transaction: two activities registered at once both stay.
             guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT activities FROM device WHERE app_id = ? AND id = ?"),
                                              arguments: [appID, deviceID]) else { return nil }
@@ -211,7 +214,7 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func forgetActivity(appID: String, deviceID: String, activity: String) async throws -> Bool {
-        try await pool.write { db in
+        try await connections.write { db in
             guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT activities FROM device WHERE app_id = ? AND id = ?"),
                                              arguments: [appID, deviceID]) else { return false }
             var activities: [String: LiveActivityToken] = try DeviceJSON.decode(row[0]) ?? [:]
@@ -225,7 +228,7 @@ public final class SQLiteStore: HeraldStore {
     public func createChannel(_ channel: BroadcastChannel, appID: String, now: Date) async throws -> Bool {
         let at = now.millisecondsSince1970
         let text = try DeviceJSON.encode(channel)
-        return try await pool.write { db in
+        return try await connections.write { db in
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM app WHERE id = ?"),
                 arguments: [appID]) ?? false else {
                 throw HeraldError.appNotFound(appID)
@@ -241,7 +244,7 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func channels(appID: String) async throws -> [BroadcastChannel] {
-        try await pool.read { db in
+        try await connections.read { db in
             try String.fetchAll(db.cachedStatement(sql: """
                 SELECT broadcast_channel FROM device WHERE app_id = ? AND broadcast_channel IS NOT NULL ORDER BY id
                 """), arguments: [appID]).compactMap { try DeviceJSON.decode($0) }
@@ -301,7 +304,7 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func notifications(appID: String, deviceID: String) async throws -> [LocalNotification] {
-        try await pool.read { db in
+        try await connections.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.notificationColumns) FROM notification n WHERE app_id = ? AND device_id = ?
                 ORDER BY next_fire_at, key
@@ -310,7 +313,7 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func notification(appID: String, deviceID: String, id: String) async throws -> LocalNotification? {
-        try await pool.read { db in
+        try await connections.read { db in
             try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT \(Self.notificationColumns) FROM notification n WHERE app_id = ? AND device_id = ? AND id = ?
                 """), arguments: [appID, deviceID, id]).map { try Self.notification(from: $0) }
@@ -336,7 +339,7 @@ public final class SQLiteStore: HeraldStore {
     // MARK: Deliveries
 
     public func recordDeliveries(_ deliveries: [Delivery]) async throws {
-        try await pool.write { db in
+        try await connections.write { db in
             for delivery in deliveries {
                 // Held in the inbox on the way, it already has its row (the inbox item): the
                 // outcome goes there, so the presentation is listed once.
@@ -359,7 +362,7 @@ public final class SQLiteStore: HeraldStore {
     // MARK: Scheduler
 
     public func timerEntries() async throws -> [TimerEntry] {
-        try await pool.read { db in
+        try await connections.read { db in
             var entries: [TimerEntry] = []
             entries.reserveCapacity(try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM notification")) ?? 0)
             let statement = try db.makeStatement(sql: "SELECT next_fire_at, key FROM notification")
@@ -373,7 +376,7 @@ public final class SQLiteStore: HeraldStore {
 
     public func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws {
         guard !outcomes.isEmpty else { return }
-        try await pool.write { db in try Self.complete(outcomes, db) }
+        try await connections.write { db in try Self.complete(outcomes, db) }
     }
 
     /// Stores a batch's outcomes with one statement per chunk, not one per firing.
@@ -399,7 +402,7 @@ public final class SQLiteStore: HeraldStore {
 
     public func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws -> Bool {
         let payload = String(decoding: try Self.encoder.encode(feedback.payload), as: UTF8.self)
-        let invalidated = try await pool.write { db -> Bool in
+        let invalidated = try await connections.write { db -> Bool in
             // APNs' timestamp says when it last knew the token was dead; a device that registered
             // the token after that has a fresh, valid one.
             if let since = invalid.apnsTimestamp,
@@ -423,7 +426,7 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func invalidToken(appID: String, token: String) async throws -> InvalidToken? {
-        try await pool.read { db in
+        try await connections.read { db in
             try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT reason, apns_timestamp, invalidated_at FROM invalid_token WHERE app_id = ? AND token = ?
                 """), arguments: [appID, token]).map { row in
@@ -435,7 +438,7 @@ public final class SQLiteStore: HeraldStore {
 
     public func invalidTokens(appID: String, among tokens: Set<String>) async throws -> Set<String> {
         guard !tokens.isEmpty else { return [] }
-        return try await pool.read { db in
+        return try await connections.read { db in
             let probe = try db.cachedStatement(sql: "SELECT 1 FROM invalid_token WHERE app_id = ? AND token = ?")
             var invalid: Set<String> = []
             for token in tokens where try Bool.fetchOne(probe, arguments: [appID, token]) ?? false {
@@ -446,7 +449,7 @@ public final class SQLiteStore: HeraldStore {
     }
 
     public func feedbackEvents(after key: Int64, limit: Int) async throws -> [(key: Int64, event: FeedbackEvent)] {
-        try await pool.read { db in
+        try await connections.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > ? ORDER BY key LIMIT ?
                 """), arguments: [key, limit]).map { row in
@@ -465,7 +468,7 @@ public final class SQLiteStore: HeraldStore {
     public func bulkInsert(_ notifications: [LocalNotification]) async throws {
         let now = Date().millisecondsSince1970
         let rows = try notifications.map { ($0, String(decoding: try Self.encoder.encode($0.content), as: UTF8.self)) }
-        try await pool.write { db in
+        try await connections.write { db in
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO notification (app_id, device_id, id, fire_date, time_zone, repeat_unit, repeat_every,
                     repeat_count, repeat_until, content, next_index, next_fire_at, revision, created_at)

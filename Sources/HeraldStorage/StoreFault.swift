@@ -11,6 +11,9 @@ public struct StoreFault: Error, CustomStringConvertible, Sendable {
         case transient
         /// The database refused the statement itself (a constraint, a syntax error): final.
         case definite
+        /// The database had no room to write (its disk is full): nothing was written, and the
+        /// same call succeeds once space is freed.
+        case storageFull
     }
 
     public var kind: Kind
@@ -28,7 +31,8 @@ public struct StoreFault: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
-    public var isTransient: Bool { kind == .transient }
+    /// Whether the same call may succeed later: everything but a refused statement.
+    public var isTransient: Bool { kind != .definite }
 
     public var description: String {
         "\(kind.rawValue) store fault in \(statement)" + (code.map { " (SQLSTATE \($0))" } ?? "") + ": \(message)"

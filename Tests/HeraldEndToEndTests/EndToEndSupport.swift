@@ -267,6 +267,8 @@ struct JSONObject: @unchecked Sendable {
 struct HTTPReply: Sendable {
     var status: Int
     var body: Data
+    /// Header names in lower case.
+    var headers: [String: String] = [:]
 
     var json: JSONObject {
         JSONObject((try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:])
@@ -281,7 +283,12 @@ func http(_ method: String, _ url: String, json: [String: Any]? = nil) async thr
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     }
     let (data, response) = try await URLSession.shared.data(for: request)
-    return HTTPReply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+    let http = response as? HTTPURLResponse
+    var headers: [String: String] = [:]
+    for (name, value) in http?.allHeaderFields ?? [:] {
+        if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+    }
+    return HTTPReply(status: http?.statusCode ?? 0, body: data, headers: headers)
 }
 
 /// RFC 3339 in UTC, whole seconds: `2026-12-01T06:30:00Z`.

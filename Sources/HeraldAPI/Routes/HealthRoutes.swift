@@ -4,12 +4,14 @@ import HeraldStorage
 import Hummingbird
 import Prometheus
 
-/// `/healthz` (the process answers), `/readyz` (the store answers and no loop is failing or
-/// stuck) and `/metrics`.
+/// `/healthz` (the process answers), `/readyz` (the store answers, no loop is failing or stuck,
+/// and writes are not being refused for a full disk) and `/metrics`.
 struct HealthRoutes {
     let registry: PrometheusCollectorRegistry
     let store: any StatusStore
     let health: LoopHealth
+    /// Whether writes were recently refused for a full disk.
+    let fullness: StorageFullness
     /// Sets the gauges read from the store and the push engine, just before they are emitted.
     let refresh: @Sendable () async -> Void
 
@@ -24,6 +26,7 @@ struct HealthRoutes {
             var problems: [String] = []
             if let failure = await Self.probe(store) { problems.append("store: \(failure)") }
             problems += health.problems()
+            if let full = fullness.problem() { problems.append(full) }
             guard problems.isEmpty else {
                 return try Response.json(["status": "unready", "problems": problems.joined(separator: "; ")],
                                          status: .serviceUnavailable)
