@@ -1,16 +1,14 @@
 import Foundation
 import HeraldHTTP2
+import HeraldTestSupport
 import Testing
 
 /// Interoperability with HTTP/2 implementations we did not write (nghttp2's own tools).
 @Suite("Interop with nghttpd and nghttp", .serialized)
 struct InteropTests {
-    /// Starts nghttpd on a free port with the dev certificate; nil (with a loud message) if missing.
+    /// Starts nghttpd on a free port with the dev certificate; nil (the test failed) if it did not start.
     private func startNghttpd(docroot: String, extra: [String] = []) async throws -> (ExternalProcess, Int)? {
-        guard let nghttpd = findExecutable("nghttpd") else {
-            print("⚠️⚠️⚠️ SKIPPED: nghttpd not installed (apt-get install nghttp2-server); interop NOT tested")
-            return nil
-        }
+        let nghttpd = try requireExecutable("nghttpd", debianPackage: "nghttp2-server")
         let port = freePort()
         let process = try ExternalProcess(nghttpd, ["--address=127.0.0.1", "-d", docroot, "--echo-upload"] + extra +
                                           ["\(port)", Certs.path("sandbox-server.key"), Certs.path("sandbox-server.pem")])
@@ -94,10 +92,7 @@ struct InteropTests {
 
     @Test("the nghttp client talks to our server, including an uploaded body")
     func nghttpAgainstServer() async throws {
-        guard let nghttp = findExecutable("nghttp") else {
-            print("⚠️⚠️⚠️ SKIPPED: nghttp not installed (apt-get install nghttp2-client); interop NOT tested")
-            return
-        }
+        let nghttp = try requireExecutable("nghttp", debianPackage: "nghttp2-client")
         let tally = Tally()
         let upload = FileManager.default.temporaryDirectory.appendingPathComponent("herald-h2-upload-\(UUID().uuidString)")
         try Data(repeating: 0x41, count: 300_000).write(to: upload)

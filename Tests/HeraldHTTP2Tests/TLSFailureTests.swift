@@ -1,5 +1,6 @@
 import Foundation
 import HeraldHTTP2
+import HeraldTestSupport
 import Testing
 
 @Suite("TLS and connection failures give clear errors")
@@ -79,10 +80,7 @@ struct TLSFailureTests {
 
     @Test("openssl s_server offering only http/1.1 fails with alpnNotNegotiated")
     func opensslServerWithoutH2() async throws {
-        guard let openssl = findExecutable("openssl") else {
-            print("⚠️⚠️⚠️ SKIPPED: openssl binary not found")
-            return
-        }
+        let openssl = try requireExecutable("openssl", debianPackage: "openssl")
         let port = freePort()
         let server = try ExternalProcess(openssl, ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", Certs.path("sandbox-server.pem"),
                                                    "-key", Certs.path("sandbox-server.key"), "-alpn", "http/1.1", "-www", "-quiet"])

@@ -101,16 +101,6 @@ func freePort() -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
-/// Finds an executable on PATH (plus sbin, where Debian puts nghttpd).
-func findExecutable(_ name: String) -> String? {
-    let path = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/sbin:/usr/local/sbin:/sbin"
-    for directory in path.split(separator: ":") {
-        let candidate = "\(directory)/\(name)"
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    return nil
-}
-
 /// An external process (nghttpd, openssl s_server) that is killed when the test ends.
 final class ExternalProcess: Sendable {
     private let process: SpawnedProcess
