@@ -87,32 +87,38 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- build ---------------------------------------------------------------------------------
-say "building herald-bench (${MODE_LABEL})"
+say "building herald-bench and herald (${MODE_LABEL})"
 "${BUILD[@]}" --product herald-bench >&2
-HERALD_BUILT=1
-say "building herald (${MODE_LABEL})"
-if ! "${BUILD[@]}" --product herald >&2; then
-  HERALD_BUILT=0
-  say "herald did not build; the HTTP benchmark will use herald-bench serve (the same HeraldServer)"
-fi
+"${BUILD[@]}" --product herald >&2
 
 ROWS=$WORK/rows.tsv
 : >"$ROWS"
+
+# rows NAME COMMAND...: runs one benchmark and keeps the ROW lines it prints. A benchmark that
+# fails, or prints no row, fails the whole run: a table with a row missing judges nothing.
+rows() {
+  local name=$1 before after
+  shift
+  before=$(wc -l <"$ROWS")
+  say "running $name: $*"
+  "$@" | { grep '^ROW' || true; } >>"$ROWS"
+  after=$(wc -l <"$ROWS")
+  if ((after == before)); then
+    say "FAILED: $name printed no row"
+    exit 1
+  fi
+}
 
 # ---- several nodes on PostgreSQL (real herald serve processes) ------------------------------
 # herald-bench starts a throwaway PostgreSQL, loads each setup's schedule, starts the nodes, and
 # reads the fire log: 1, 2 and 3 nodes on PostgreSQL beside one node on SQLite.
 cluster_benchmark() {
-  [[ $HERALD_BUILT == 1 ]] || { say "the cluster benchmark needs the herald binary"; return 1; }
-  say "running herald-bench cluster ${CLUSTER_SIZES[*]}"
-  "$BIN/herald-bench" cluster "${CLUSTER_SIZES[@]}" --herald "$BIN/herald" --scratch "$WORK" \
-    | { grep '^ROW' || true; } >>"$ROWS"
+  rows cluster "$BIN/herald-bench" cluster "${CLUSTER_SIZES[@]}" --herald "$BIN/herald" --scratch "$WORK"
 }
 
 # ---- one node's PostgreSQL cost per occurrence, beside a bare SQL loop (in process) -----------
 postgres_burst_benchmark() {
-  say "running herald-bench postgres-burst ${POSTGRES_BURST_SIZES[*]}"
-  "$BIN/herald-bench" postgres-burst "${POSTGRES_BURST_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
+  rows postgres-burst "$BIN/herald-bench" postgres-burst "${POSTGRES_BURST_SIZES[@]}" --scratch "$WORK"
 }
 
 if [[ $CLUSTER_ONLY == 1 ]]; then
@@ -125,48 +131,31 @@ if [[ $CLUSTER_ONLY == 1 ]]; then
 fi
 
 # ---- in-process benchmarks -----------------------------------------------------------------
-say "running herald-bench ${BENCH_SIZES[*]}"
-"$BIN/herald-bench" all "${BENCH_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
-say "running herald-bench sqlite-burst ${SQLITE_BURST_SIZES[*]}"
-"$BIN/herald-bench" sqlite-burst "${SQLITE_BURST_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
-say "running herald-bench slow-peer"
-"$BIN/herald-bench" slow-peer --certs "$ROOT/Certs" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
-say "running herald-bench delivery-load ${DELIVERY_SIZES[*]}"
-"$BIN/herald-bench" delivery-load "${DELIVERY_SIZES[@]}" --certs "$ROOT/Certs" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
-say "running herald-bench coalesce ${COALESCE_SIZES[*]}"
-"$BIN/herald-bench" coalesce "${COALESCE_SIZES[@]}" --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
+rows all "$BIN/herald-bench" all "${BENCH_SIZES[@]}" --scratch "$WORK"
+rows sqlite-burst "$BIN/herald-bench" sqlite-burst "${SQLITE_BURST_SIZES[@]}" --scratch "$WORK"
+rows slow-peer "$BIN/herald-bench" slow-peer --certs "$ROOT/Certs" --scratch "$WORK"
+rows delivery-load "$BIN/herald-bench" delivery-load "${DELIVERY_SIZES[@]}" --certs "$ROOT/Certs" --scratch "$WORK"
+rows coalesce "$BIN/herald-bench" coalesce "${COALESCE_SIZES[@]}" --scratch "$WORK"
 
 # ---- push gateway benchmark (sandbox, h2load) ----------------------------------------------
-# herald-bench starts `herald sandbox` itself (or, without a herald binary, the same gateway in
-# `herald-bench sandbox`), runs h2load and its own APNs client against it, and stops it.
-HERALD_ARG=()
-[[ $HERALD_BUILT == 1 ]] && HERALD_ARG=(--herald "$BIN/herald")
-say "running herald-bench push ${PUSH_SIZES[*]}"
-"$BIN/herald-bench" push "${PUSH_SIZES[@]}" "${HERALD_ARG[@]}" --certs "$ROOT/Certs" --scratch "$WORK" \
-  | { grep '^ROW' || true; } >>"$ROWS"
+# herald-bench starts `herald sandbox` itself, runs h2load and its own APNs client against it,
+# and stops it.
+rows push "$BIN/herald-bench" push "${PUSH_SIZES[@]}" --herald "$BIN/herald" --certs "$ROOT/Certs" --scratch "$WORK"
 # Without --herald: the client rows only (the /v1/push row is the 1M run's).
 if ((${#SHORT_PUSH_SIZES[@]} > 0)); then
-  say "running herald-bench push ${SHORT_PUSH_SIZES[*]}"
-  "$BIN/herald-bench" push "${SHORT_PUSH_SIZES[@]}" --certs "$ROOT/Certs" --scratch "$WORK" \
-    | { grep '^ROW' || true; } >>"$ROWS"
+  rows push-short "$BIN/herald-bench" push "${SHORT_PUSH_SIZES[@]}" --certs "$ROOT/Certs" --scratch "$WORK"
 fi
 
 # ---- FCM and Web Push (sandbox, h2load, a bare OpenSSL loop) --------------------------------
 # The bare loop is C against the system OpenSSL, built here with the optimiser on.
-FLOOR_ARG=()
 C_COMPILER=$(command -v cc || command -v clang || true)
-if [[ -n $C_COMPILER ]] && "$C_COMPILER" -O2 -o "$WORK/webpush-floor" "$ROOT/Benchmarks/webpush-floor/floor.c" -lcrypto 2>/dev/null; then
-  FLOOR_ARG=(--webpush-floor "$WORK/webpush-floor")
-else
-  say "no C compiler or libssl-dev headers: the Web Push encryption row has no reference"
-fi
-say "running herald-bench channels ${CHANNEL_SIZES[*]}"
-"$BIN/herald-bench" channels "${CHANNEL_SIZES[@]}" "${HERALD_ARG[@]}" "${FLOOR_ARG[@]}" --certs "$ROOT/Certs" --scratch "$WORK" \
-  | { grep '^ROW' || true; } >>"$ROWS"
+[[ -n $C_COMPILER ]] || { say "no C compiler for the Web Push floor (Debian: apt-get install gcc)"; exit 1; }
+"$C_COMPILER" -O2 -o "$WORK/webpush-floor" "$ROOT/Benchmarks/webpush-floor/floor.c" -lcrypto
+rows channels "$BIN/herald-bench" channels "${CHANNEL_SIZES[@]}" --herald "$BIN/herald" \
+  --webpush-floor "$WORK/webpush-floor" --certs "$ROOT/Certs" --scratch "$WORK"
 
-say "running herald-bench live-activities ${ACTIVITY_SIZES[*]}"
-"$BIN/herald-bench" live-activities "${ACTIVITY_SIZES[@]}" --herald "$BIN/herald" --certs "$ROOT/Certs" --scratch "$WORK" \
-  | { grep '^ROW' || true; } >>"$ROWS"
+rows live-activities "$BIN/herald-bench" live-activities "${ACTIVITY_SIZES[@]}" --herald "$BIN/herald" \
+  --certs "$ROOT/Certs" --scratch "$WORK"
 
 # ---- HTTP schedule benchmark ---------------------------------------------------------------
 free_port() {
@@ -189,9 +178,9 @@ wait_healthy() {
   return 1
 }
 
-SERVER_KIND=""
-# start_server SYNCHRONOUS [NAME]: a server on a fresh data dir and free port; sets SERVER_PID,
-# PORT and SERVER_DATA.
+# start_server SYNCHRONOUS [NAME]: `herald serve` on a fresh data dir and free port; sets
+# SERVER_PID, PORT and SERVER_DATA. A server that does not come up fails the run (a port taken
+# between free_port and bind is tried again, up to three times).
 start_server() {
   local sync=$1 name=${2:-$1} data log
   data=$WORK/http-$name
@@ -199,24 +188,15 @@ start_server() {
   SERVER_DATA=$data
   for attempt in 1 2 3; do
     PORT=$(free_port)
-    export HERALD_LISTEN=127.0.0.1:$PORT HERALD_DATA_DIR=$data HERALD_STORAGE_SYNCHRONOUS=$sync HERALD_LOG_LEVEL=warning
-    if [[ $HERALD_BUILT == 1 && $SERVER_KIND != "herald-bench serve" ]]; then
+    HERALD_STORAGE_SYNCHRONOUS=$sync HERALD_LOG_LEVEL=warning \
       "$BIN/herald" serve --listen "127.0.0.1:$PORT" --data-dir "$data" >"$log" 2>&1 &
-      SERVER_PID=$!
-      if wait_healthy "$SERVER_PID" "$PORT" 60; then SERVER_KIND="herald serve"; return 0; fi
-      stop_server
-      if [[ -z $SERVER_KIND ]]; then
-        say "herald serve did not come up (log: $(head -c 300 "$log" | tr '\n' ' ')); using herald-bench serve"
-        SERVER_KIND="herald-bench serve"
-      fi
-    fi
-    "$BIN/herald-bench" serve >"$log" 2>&1 &
     SERVER_PID=$!
-    if wait_healthy "$SERVER_PID" "$PORT" 60; then SERVER_KIND="herald-bench serve"; return 0; fi
+    if wait_healthy "$SERVER_PID" "$PORT" 60; then return 0; fi
     stop_server
-    say "server did not come up on port $PORT (attempt $attempt): $(tail -c 300 "$log")"
+    say "herald serve did not come up on port $PORT (attempt $attempt): $(tail -c 300 "$log")"
   done
-  return 1
+  say "FAILED: herald serve did not start"
+  exit 1
 }
 
 # register_devices: the app, then dev-0…dev-(HTTP_DEVICES-1), over one keep-alive curl.
@@ -256,10 +236,11 @@ schedule_benchmark() {
   read -r p_rps p_total p_non2xx p_errors <<<"$(wrk_numbers <<<"$out")"
   conflicts=$(awk '/^status 409:/ { print $3 }' <<<"$out")
   stop_server
+  ((p_total > 0)) || { say "FAILED: wrk sent no schedule ($label)"; exit 1; }
   if ((p_total > HTTP_DEVICES * 128)); then
     say "warning: $p_total POSTs exceed the $((HTTP_DEVICES * 128)) the devices can hold; raise HTTP_DEVICES"
   fi
-  awk -v OFS='\t' -v name="schedule POST via HTTP ($SERVER_KIND), $label" -v post="$p_rps" -v health="$h_rps" \
+  awk -v OFS='\t' -v name="schedule POST via HTTP (herald serve), $label" -v post="$p_rps" -v health="$h_rps" \
     -v total="$p_total" -v non2xx="$p_non2xx" -v conflicts="${conflicts:-0}" -v errors="$p_errors" '
     function group(x,   s, r) { s = sprintf("%.0f", x); r = ""
       while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) }
@@ -280,10 +261,9 @@ schedule_benchmark full "WAL + HERALD_STORAGE_SYNCHRONOUS=full (survives power l
 # server's memory (by pid) and store (by data dir), runs wrk (wrk/events.lua), and times wakes.
 say "HTTP: starting a server for the coalescer"
 start_server normal coalesce
-say "running herald-bench coalesce-http ${COALESCE_HTTP_SIZES[*]}"
-"$BIN/herald-bench" coalesce-http "${COALESCE_HTTP_SIZES[@]}" --port "$PORT" --server-pid "$SERVER_PID" \
-  --data-dir "$SERVER_DATA" --server-label "$SERVER_KIND" --events-script "$ROOT/Benchmarks/wrk/events.lua" \
-  --scratch "$WORK" | { grep '^ROW' || true; } >>"$ROWS"
+rows coalesce-http "$BIN/herald-bench" coalesce-http "${COALESCE_HTTP_SIZES[@]}" --port "$PORT" --server-pid "$SERVER_PID" \
+  --data-dir "$SERVER_DATA" --server-label "herald serve" --events-script "$ROOT/Benchmarks/wrk/events.lua" \
+  --scratch "$WORK"
 stop_server
 
 # The full-size cluster run is `make bench-cluster`; the smoke run checks its code path here.
