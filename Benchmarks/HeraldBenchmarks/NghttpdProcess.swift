@@ -17,7 +17,7 @@ final class NghttpdProcess {
         let devices = (docroot as NSString).appendingPathComponent("3/device")
         try FileManager.default.createDirectory(atPath: devices, withIntermediateDirectories: true)
         for token in tokens {
-            FileManager.default.createFile(atPath: (devices as NSString).appendingPathComponent(token), contents: Data())
+            _ = FileManager.default.createFile(atPath: (devices as NSString).appendingPathComponent(token), contents: Data())
         }
         port = try unusedLoopbackPort()
         let process = Process()

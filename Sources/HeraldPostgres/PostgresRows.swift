@@ -76,7 +76,7 @@ extension PostgresStore {
     }
 
     static func device(from row: PostgresRandomAccessRow, offset: Int = 0) throws -> Device {
-        try Device(appID: try row.value(offset), id: try row.value(offset + 1), timeZone: try row.value(offset + 2),
+        Device(appID: try row.value(offset), id: try row.value(offset + 1), timeZone: try row.value(offset + 2),
                token: try row.value(offset + 3), voipToken: try row.value(offset + 4), locale: try row.value(offset + 5),
                state: LifecycleState(rawValue: try row.value(offset + 6)) ?? .notRunning,
                backgroundModes: try row.value(offset + 7, as: String.self).split(separator: ",").map(String.init),

@@ -63,7 +63,7 @@ extension PostgresStore {
     /// it may have missed.
     func listen(on channel: String, _ received: @escaping @Sendable (String) async -> Void) async throws {
         let connection = try await PostgresConnection.connect(configuration: listenerConfiguration, id: 1, logger: self.logger)
-        let (logger, timeout) = (self.logger, callTimeout)
+        let timeout = callTimeout
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {

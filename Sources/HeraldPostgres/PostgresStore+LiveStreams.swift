@@ -11,7 +11,7 @@ extension PostgresStore: StreamDirectory {
 
     public func streamOpened(_ id: UUID, appID: String, deviceID: String) async throws {
         let now = Date().millisecondsSince1970
-        try await read { [nodeID, logger] connection in
+        try await read { connection in
             try await connection.run("""
                 INSERT INTO live_stream (id, app_id, device_id, node_id, opened_at)
                 VALUES (\(id.uuidString), \(appID), \(deviceID), \(self.nodeID), \(now))
@@ -21,14 +21,14 @@ extension PostgresStore: StreamDirectory {
     }
 
     public func streamClosed(_ id: UUID) async throws {
-        try await read { [logger] connection in
+        try await read { connection in
             try await connection.run("DELETE FROM live_stream WHERE id = \(id.uuidString)", logger: self.logger)
         }
     }
 
     /// Forgets the streams this node held before it restarted: their connections are gone.
     func forgetOwnStreams() async throws {
-        try await read { [nodeID, logger] connection in
+        try await read { connection in
             try await connection.run("DELETE FROM live_stream WHERE node_id = \(self.nodeID)", logger: self.logger)
         }
     }
@@ -54,7 +54,7 @@ extension PostgresStore: StreamDirectory {
     public func relay(_ messages: [RelayedLiveMessage]) async throws -> [RelayedLiveMessage] {
         let (payloads, refused) = try Self.livePayloads(messages)
         guard !payloads.isEmpty else { return refused }
-        try await read { [logger] connection in
+        try await read { connection in
             for payload in payloads {
                 try await connection.run("SELECT pg_notify(\(Self.liveChannel), \(payload))", logger: self.logger)
             }

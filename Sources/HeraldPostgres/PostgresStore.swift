@@ -129,7 +129,7 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     /// Records that this node is alive, by the database's clock: every lease is measured on
     /// that one clock, whatever the nodes' clocks say.
     public func heartbeat() async throws {
-        try await read { [nodeID, logger] connection in
+        try await read { connection in
             try await connection.run("""
                 UPDATE node SET heartbeat_at = greatest(heartbeat_at, \(unescaped: Self.databaseNow)) WHERE id = \(self.nodeID)
                 """, logger: self.logger)
@@ -144,20 +144,20 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     ///
     /// - Throws: ``NodeIDInUse`` when a live node has this id.
     func register() async throws {
-        let seen = try await read { [nodeID, logger] connection in
+        let seen = try await read { connection in
             try await connection.row("""
                 SELECT heartbeat_at, heartbeat_at >= \(unescaped: Self.databaseNow) - \(self.leaseMilliseconds) FROM node WHERE id = \(self.nodeID)
                 """, logger: self.logger).map { (try $0.value(0, as: Int64.self), try $0.value(1, as: Bool.self)) }
         }
         if let (heartbeat, fresh) = seen, fresh {
             try await Task.sleep(for: .milliseconds(leaseMilliseconds / 2 + 500))
-            let now = try await read { [nodeID, logger] connection in
+            let now = try await read { connection in
                 try await connection.row("SELECT heartbeat_at FROM node WHERE id = \(self.nodeID)", logger: self.logger)?
                     .value(0, as: Int64.self)
             }
             if let now, now > heartbeat { throw NodeIDInUse(nodeID: nodeID) }
         }
-        try await read { [nodeID, logger] connection in
+        try await read { connection in
             try await connection.run("""
                 INSERT INTO node (id, started_at, heartbeat_at) VALUES (\(self.nodeID), \(unescaped: Self.databaseNow), \(unescaped: Self.databaseNow))
                 ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
@@ -168,21 +168,21 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     /// Marks this node gone (its heartbeat at 0): the other nodes take over any firing it still
     /// holds at their next heartbeat, instead of after a lease.
     public func leave() async throws {
-        try await read { [nodeID, logger] connection in
+        try await read { connection in
             try await connection.run("UPDATE node SET heartbeat_at = 0 WHERE id = \(self.nodeID)", logger: self.logger)
         }
     }
 
     /// The nodes registered in this database, by name.
     public func nodes() async throws -> [String] {
-        try await read { [logger] connection in
+        try await read { connection in
             try await connection.rows("SELECT id FROM node ORDER BY id", logger: self.logger).map { try $0.value(0, as: String.self) }
         }
     }
 
     /// The migrations applied to this database, in the order they were applied.
     public func appliedMigrations() async throws -> [String] {
-        try await read { [logger] connection in
+        try await read { connection in
             try await connection.rows("SELECT identifier FROM herald_migrations ORDER BY applied_at, identifier",
                                       logger: self.logger).map { try $0.value(0, as: String.self) }
         }

@@ -64,7 +64,7 @@ struct PushCommand: AsyncParsableCommand {
 
     func run() async throws {
         let activity = try liveActivity.liveActivity(alert: alertContent())
-        let apsObject = try activity == nil ? apsValue() : nil
+        let apsObject: JSONValue? = try activity == nil ? apsValue() : nil
         let dataObject = try data.map { try jsonObject($0, flag: "--data") }
         if direct {
             try await DirectPush(app: app, tokens: token, type: type, priority: priority, expiration: expiration, id: id,

@@ -143,6 +143,7 @@ enum Transport {
 
 /// Starts a server on `dataDirectory` (a fresh temporary one when nil, removed afterwards) with a
 /// ManualClock at `now`, and runs `body` against it.
+@discardableResult
 func withHerald<Value: Sendable>(
     now: Date = Moment.now, dataDirectory: String? = nil, options: ServerOptions = .init(),
     transport: Transport = .router,

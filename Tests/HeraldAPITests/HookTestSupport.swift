@@ -73,6 +73,7 @@ extension GuardedHerald {
 
 /// A guarded server with the alarm app (its device holds ``HookFixture/token``) and the `orders`
 /// hook defined.
+@discardableResult
 func withOrdersHook<Value: Sendable>(options: GuardOptions = .init(), definition: [String: Any] = HookFixture.definition(),
                                      _ body: @escaping @Sendable (GuardedHerald) async throws -> Value) async throws -> Value {
     nonisolated(unsafe) let definition = definition

@@ -264,7 +264,7 @@ struct FCMSettingsTests {
     }
 
     /// What only an admin may set in fcm settings.
-    nonisolated(unsafe) static let adminOnly: [(label: String, settings: @Sendable () -> [String: Any])] = [
+    static let adminOnly: [(label: String, settings: @Sendable () -> [String: Any])] = [
         ("fcm.endpoint", { ["serviceAccount": DevServiceAccount.json(), "endpoint": "https://attacker.example:8443"] }),
         ("fcm.caFile", { ["serviceAccount": DevServiceAccount.json(), "caFile": GuardCerts.path("dev-ca.pem")] }),
         ("fcm.serviceAccountFile", { ["serviceAccountFile": GuardCerts.path("dev-fcm-service-account.json")] }),

@@ -238,7 +238,7 @@ struct SQLiteStoreTests {
         _ = try await store.schedule(fixtures.oneShot("a", device: "phone", at: 60), now: now)
         let fired = try await fixtures.claimAll(store, at: 60)
         let logID = try #require(fired.first?.logID)
-        try await store.holdInInbox([InboxItem(logID: logID, occurrence: fired[0].occurrence, content: try fired[0].content(),
+        _ = try await store.holdInInbox([InboxItem(logID: logID, occurrence: fired[0].occurrence, content: try fired[0].content(),
                                                firedAt: fired[0].firedAt)])
         #expect(try await store.unfinishedFirings().fired.isEmpty, "held is its outcome")
         #expect(try await store.deliveries(appID: "com.example.app", deviceID: "phone", limit: 10).map(\.outcome) == ["held"])

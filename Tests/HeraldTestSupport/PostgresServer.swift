@@ -115,7 +115,7 @@ public final class PostgresServer: Sendable {
         // a pipe open for as long as it runs.
         let outputPath = "\(directory)/\(program)-\(UUID().uuidString).out"
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         guard let output = FileHandle(forWritingAtPath: outputPath) else {
             throw PostgresServerError("cannot write \(outputPath)")
         }

@@ -26,18 +26,18 @@ public struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-                    file: String, function: String, line: UInt) {
+    public func log(event: LogEvent) {
         var merged = self.metadata
-        if let metadata { merged.merge(metadata) { $1 } }
+        if let metadata = event.metadata { merged.merge(metadata) { $1 } }
         var object: [String: Any] = [
             "time": Self.timestamp(Date()),
-            "level": level.rawValue,
+            "level": event.level.rawValue,
             "label": label,
-            "message": LogRedaction.scrub(message.description),
-            "source": source,
+            "message": LogRedaction.scrub(event.message.description),
+            "source": event.source,
         ]
         if !merged.isEmpty { object["metadata"] = merged.mapValues(Self.json) }
+        if let error = event.error { object["error"] = LogRedaction.scrub("\(error)") }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             return
         }

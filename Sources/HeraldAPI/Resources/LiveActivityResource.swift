@@ -36,7 +36,7 @@ struct LiveActivityBody: Codable {
             }
             alertContent = .init(title: alert.title, subtitle: alert.subtitle, body: body)
         }
-        return try LiveActivity(event: event, activity: activity, attributesType: attributesType, attributes: attributes,
+        return LiveActivity(event: event, activity: activity, attributesType: attributesType, attributes: attributes,
                                 contentState: contentState, alert: alertContent,
                                 staleDate: try Self.seconds(staleDate, field: "staleDate"),
                                 dismissalDate: try Self.seconds(dismissalDate, field: "dismissalDate"),

@@ -44,7 +44,7 @@ struct HookRoutes {
         router.get("/v1/hooks") { request, _ in
             let pagination = try Pagination(request)
             let page = try await store.hooks(after: pagination.after, limit: pagination.limit)
-            return try Response.listing(try page.map { try HookResource(try Self.decode($0.definition)) })
+            return try Response.listing(try page.map { HookResource(try Self.decode($0.definition)) })
         }
         router.get("/v1/hooks/:name") { _, context in
             try Response.json(HookResource(try await definition(named: try context.parameters.decoded("name"))))
