@@ -5,103 +5,97 @@ on wake (Sources/HeraldDelivery/DeviceRouter.swift); an inbox item carries `seq`
 `occurrenceId` (Sources/HeraldAPI/Resources/LifecycleResources.swift). An acknowledgement of N
 (`{"ack": N}` in a wake, or `Last-Event-ID: N` on a stream) removes every item up to N.
 
-The recorder judges re-sends as they arrive: an occurrence received again after an
-acknowledgement covering it was *confirmed* (the request carrying it was answered 2xx) is a
-duplicate ("twice"); one received again before that is an allowed re-send ("redelivered
-unacked"). An ack whose request got no answer is not confirmed: it may or may not have applied.
+The recorder keeps the history of what the clients saw: each item handed over (with when its
+answer or frame arrived) and each acknowledgement the server answered 2xx (a *confirmed* ack).
+checker.py judges that history; the clients only ask it what to acknowledge next and whether a
+device has everything.
 """
 
 import json
 import socket
 import threading
 import time
-from dataclasses import dataclass
 
 from net import HTTPFailure
 
 
-@dataclass
-class Receipt:
-    device: str
-    notification_id: str
-    occurrence_id: str
-    seq: int
-    at: float            # client clock, seconds since the epoch
-    node: str
-    via: str             # "wake" or "sse"
+class _DeviceState:
+    """What one device's client knows, to decide its next request."""
 
-
-class _DeviceLog:
     def __init__(self):
-        self.seqs = {}            # occurrence id -> [seq, ...] as received
         self.notifications = set()   # notification ids received
-        self.acked = set()        # occurrence ids covered by a confirmed ack
-        self.confirmed_ack = None
-        self.highest_seq = None
+        self.confirmed_ack = None    # highest ack answered 2xx
+        self.highest_seq = None      # highest seq received
 
 
 class Recorder:
+    """The history of what the clients saw, for checker.check_deliveries (its docstring gives the
+    events' shape), and the few questions the clients ask of it. Events are appended under one
+    lock, in the order they happened; one device's events come from one client thread."""
+
     def __init__(self):
         self._lock = threading.Lock()
-        self.receipts = []
+        self.history = []
         self.devices = {}
-        self.twice = []                 # (device, occurrence id, seq) received after its confirmed ack
-        self.redelivered_unacked = 0
-        self.below_watermark = 0        # a seq at or below an ack already confirmed: committed late
         self.errors = {}                # what failed requests ended with, counted
 
-    def _log(self, device):
-        log = self.devices.get(device)
-        if log is None:
-            log = self.devices[device] = _DeviceLog()
-        return log
+    def _state(self, device):
+        state = self.devices.get(device)
+        if state is None:
+            state = self.devices[device] = _DeviceState()
+        return state
 
     def error(self, kind):
         with self._lock:
             self.errors[kind] = self.errors.get(kind, 0) + 1
 
-    def confirm_ack(self, device, upto):
-        """The server answered a request acknowledging up to `upto`: what we received up to it is
-        acknowledged."""
+    def confirm_ack(self, device, upto, node="", via="wake"):
+        """The server answered a request acknowledging up to `upto` (a wake's ack, or a stream's
+        Last-Event-ID). An ack whose request got no answer is never recorded: it may or may
+        not have applied."""
         if upto is None:
             return
         with self._lock:
-            log = self._log(device)
-            for occurrence, seqs in log.seqs.items():
-                if min(seqs) <= upto:
-                    log.acked.add(occurrence)
-            log.confirmed_ack = upto if log.confirmed_ack is None else max(log.confirmed_ack, upto)
+            state = self._state(device)
+            state.confirmed_ack = upto if state.confirmed_ack is None else max(state.confirmed_ack, upto)
+            self.history.append({"type": "ack", "device": device, "upto": upto, "at": time.time(),
+                                 "node": node, "via": via})
 
     def record(self, device, item, node, via, at=None):
+        """An item handed over; `at` is when its answer or frame arrived."""
         at = time.time() if at is None else at
-        occurrence, seq = item["occurrenceId"], int(item["seq"])
+        seq = int(item["seq"])
         with self._lock:
-            log = self._log(device)
-            if occurrence in log.acked:
-                self.twice.append((device, occurrence, seq))
-            elif occurrence in log.seqs:
-                self.redelivered_unacked += 1
-            if log.confirmed_ack is not None and seq <= log.confirmed_ack:
-                self.below_watermark += 1
-            log.seqs.setdefault(occurrence, []).append(seq)
-            log.notifications.add(item.get("notificationId", ""))
-            log.highest_seq = seq if log.highest_seq is None else max(log.highest_seq, seq)
-            self.receipts.append(Receipt(device, item.get("notificationId", ""), occurrence, seq, at, node, via))
+            state = self._state(device)
+            state.notifications.add(item.get("notificationId", ""))
+            state.highest_seq = seq if state.highest_seq is None else max(state.highest_seq, seq)
+            self.history.append({"type": "receive", "device": device, "notification": item.get("notificationId", ""),
+                                 "occurrence": item["occurrenceId"], "seq": seq, "at": at, "node": node, "via": via})
+
+    @property
+    def receipts(self):
+        with self._lock:
+            return [e for e in self.history if e["type"] == "receive"]
+
+    def acks(self):
+        with self._lock:
+            return [e for e in self.history if e["type"] == "ack"]
 
     def highest_seq(self, device):
         with self._lock:
-            return self._log(device).highest_seq
+            return self._state(device).highest_seq
 
     def received_notifications(self, device):
         """Notification ids this device has received at least once."""
         with self._lock:
-            return set(self._log(device).notifications)
+            return set(self._state(device).notifications)
 
     def all_acked(self, device):
         """Everything this device received is covered by a confirmed ack."""
         with self._lock:
-            log = self._log(device)
-            return log.highest_seq is None or (log.confirmed_ack is not None and log.confirmed_ack >= log.highest_seq)
+            state = self._state(device)
+            return state.highest_seq is None or (state.confirmed_ack is not None
+                                                 and state.confirmed_ack >= state.highest_seq)
 
 
 def wake(http, recorder, app, device, node, ack):
@@ -120,8 +114,8 @@ def wake(http, recorder, app, device, node, ack):
     except (ValueError, KeyError):
         recorder.error("wake: unreadable answer")
         return False
-    recorder.confirm_ack(device, ack)
     now = time.time()
+    recorder.confirm_ack(device, ack, node.name, "wake")
     for item in inbox:
         recorder.record(device, item, node.name, "wake", at=now)
     return True
@@ -144,6 +138,7 @@ class SSEStream:
         self._data_left = 0
         self._crlf_left = 0
         self.blocks = []         # complete SSE blocks (text, without the blank line)
+        self.block_times = []    # when each block was complete (epoch seconds)
         self.ended = False       # the server ended the stream (EOF, last chunk, or reset)
         self.clean_end = False   # ... with the terminating chunk
         self.reset = False
@@ -172,6 +167,12 @@ class SSEStream:
             return 0
         self.chunked = any(l.lower().startswith("transfer-encoding:") and "chunked" in l.lower() for l in lines[1:])
         return self.status
+
+    def read_timed(self, until):
+        """`read`, each new block with the time it was complete: [(at, block)]."""
+        start = len(self.blocks)
+        self.read(until)
+        return list(zip(self.block_times[start:], self.blocks[start:]))
 
     def read(self, until):
         """Reads until the clock passes `until` or the stream ends; returns the new blocks."""
@@ -222,6 +223,7 @@ class SSEStream:
         while "\n\n" in self._text:
             block, _, self._text = self._text.partition("\n\n")
             self.blocks.append(block)
+            self.block_times.append(time.time())
 
     @property
     def trailing(self):
@@ -257,12 +259,11 @@ def stream_path(app, device, foreground=True):
     return f"/v1/apps/{app}/devices/{device}/events/stream" + ("?foreground=true" if foreground else "")
 
 
-def record_stream_blocks(recorder, device, node, blocks):
-    """Records the notification frames among `blocks`; returns the last `id:` seen (browser
-    semantics for the next Last-Event-ID), or None."""
+def record_stream_blocks(recorder, device, node, timed_blocks):
+    """Records the notification frames among `timed_blocks` ([(at, block)], from read_timed);
+    returns the last `id:` seen (browser semantics for the next Last-Event-ID), or None."""
     last_id = None
-    now = time.time()
-    for block in blocks:
+    for at, block in timed_blocks:
         fields = parse_block(block)
         if "id" in fields:
             try:
@@ -277,5 +278,5 @@ def record_stream_blocks(recorder, device, node, blocks):
                 continue
             if item.get("seq") is None and "id" in fields:
                 item["seq"] = int(fields["id"])
-            recorder.record(device, item, node.name, "sse", at=now)
+            recorder.record(device, item, node.name, "sse", at=at)
     return last_id

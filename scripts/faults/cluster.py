@@ -137,13 +137,15 @@ class Cluster:
         self.wait_healthy(node)
 
     def kill9(self, node):
+        """SIGKILL; returns the exit status (-9 if the signal killed it)."""
         self.check_deaths()
         node.expect_exit = True
         self._log(node, "SIGKILL")
         node.proc.send_signal(signal.SIGKILL)
-        node.proc.wait(timeout=10)
+        code = node.proc.wait(timeout=10)
         kill_group(node.proc.pid)   # a crash backtracer it may have started
         self.res.forget(node.proc)
+        return code
 
     def sigstop(self, node):
         self._log(node, "SIGSTOP")

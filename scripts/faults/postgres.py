@@ -98,6 +98,11 @@ class Postgres:
                          f"WHERE datname = '{DATABASE}' AND pid <> pg_backend_pid()", timeout=10)
         return int(rows[0][0]) if rows else 0
 
+    def postmaster_start_time(self):
+        """When the server process started: a restart changes it."""
+        rows = self.psql("SELECT pg_postmaster_start_time()", timeout=10)
+        return rows[0][0] if rows else None
+
     def restart(self):
         """pg_ctl restart -m fast: every session is closed, the server is back when it returns."""
         self._run(self._tool("pg_ctl") + ["-D", self.data, "-l", self.log, "-m", "fast", "-w", "-t", "60",

@@ -16,7 +16,8 @@ Usage (from the repository root):
     --quick     smaller bursts (300 one-shots on 20 devices; 10 x 40 for ackrace; 10 feedback events)
     --sqlite    one node on SQLite instead of nodes on PostgreSQL (pause, kill9, ackrace,
                 ackrace_sse, slowfeedback*; the PostgreSQL faults refuse it)
-    --keep      keep each run's work dir (configs, node logs, PostgreSQL log, receipts.tsv)
+    --keep      keep each run's work dir (configs, node logs, PostgreSQL log, receipts.tsv: the
+                clients' history)
     --timeout   hard timeout of each run in seconds (default per scenario, see --list)
     -v          stream each run's progress instead of only its result line
 
@@ -51,27 +52,65 @@ Scenarios (burst = one-shots on token-less devices, so every firing goes to the 
                        again and its pending schedules must fire
 
 Nodes run with node.leaseMs 3000, node.sweepMs 500 and shutdown.drainMs 3000 (as the project's
-cluster end-to-end tests), rate limits off. After a burst the clients wake every device through
-random nodes, acknowledging the highest seq received, until everything arrived or 30 s after the
-last instant (ackrace clients start 0.5 s before the first instant). Verdicts:
+cluster end-to-end tests), rate limits off. Clients wake every device through random nodes,
+acknowledging the highest seq received, from 0.5 s before the first instant, through the burst
+and the fault, until everything arrived and was acknowledged or 30 s after the last instant
+(ackrace: one client per device from 0.5 s before the first instant; sigterm: from the restart).
+checker.py judges the clients' history (each item received, with when its answer or SSE frame
+arrived, and each acknowledgement answered 2xx) and the store at the end. Verdicts:
     missing       scheduled, never received (and not acked_unseen); the example says why, from
                   the store: never fired, firing still pending, still in the inbox, or its outcome
     twice         received again after an acknowledgement covering it was answered
-    acked_unseen  stored in the inbox, gone from it, never received: an ack removed it unseen
-    pending       fire-log rows (delivery) still 'pending' at the end
-    early         received before its instant
+    duplicate     handed over more than once, ack or no ack: a second fire-log row (delivery) for
+                  one (occurrence, device), one notification fired as two occurrences, or one
+                  occurrence under two hand-over ids (seq) in the inbox table (PostgreSQL's
+                  device_inbox, tombstones included; SQLite's fire-log rows with an inbox_seq) or
+                  in what its client received
+    acked_unseen  handed over (inbox or stream), gone from the inbox, never received: an ack
+                  removed it unseen
+    pending       fire-log rows still 'pending' at the end
+    early         received more than 3 ms before its instant, by the machine's clock (the one
+                  clock the harness, PostgreSQL and the nodes share; a skewed node only adds its
+                  skew inside Herald). The 3 ms: a claim takes what is due within the 2 ms batch
+                  window (scheduler.batchWindowMs, left at its default), on PostgreSQL's clock
+                  rounded to the millisecond
     crashed       nodes that exited without being told to (a crash report is in the log tail)
-A burst, ackrace or sigterm run passes with all six at 0 (sigterm also needs exit code 0 within
+A burst, ackrace or sigterm run passes with all seven at 0 (sigterm also needs exit code 0 within
 drainMs + 5 s and every stream ended with an SSE `retry:` line last); a slowfeedback run passes
-when each event was answered 2xx exactly once, correctly signed, and no node crashed. ERROR means
-the harness could not do its part (setup, fault injection): no verdict on the server, counted as
-failed. Everything after `|` on a result line is information: redelivered_unacked (re-sent before
-being acknowledged, which at-least-once hand-over allows), below_watermark (an item whose seq is
-at or below an ack already answered: committed out of order), fire_log_repeats, claimed_early
-(fired_at < scheduled_for in the fire log: the 2 ms batch window), request_errors (client
-requests without a 2xx), unclean_stop (nodes that did not exit 0 within drainMs + 5 s of the
-SIGTERM that ends every run), twice_overlapping (a feedback event sent again while its first
-request was still open: a second sender, not a retry after a timeout).
+when each event was answered 2xx exactly once, correctly signed, and no node crashed; liveevents
+when every accepted event reached its device and no node crashed.
+
+Every scenario also requires its fault to have happened, and fails with "fault not seen: ..."
+otherwise (checker.FAULT_REQUIRED; the numbers are on the result line):
+    terminate          backends_terminated > 0
+    silent             connections_silenced > 0
+    pause              the node seen in state T (/proc/<pid>/stat) after SIGSTOP, and not after
+                       SIGCONT
+    restart            pg_postmaster_start_time() changed across pg_ctl restart
+    kill9              the node's exit status was SIGKILL, and it answered /healthz again
+    skew               every node's environment holds its HERALD_TEST_CLOCK_SKEW_MS; node-1 (ahead)
+                       claimed firings (delivery.claimed_by), and their fired_at (the claiming
+                       node's clock) is a median of at least half its skew after their instant
+    ackrace(_sse)      acks (wake acks, or streams opened with Last-Event-ID) answered during the
+                       burst, through at least 2 nodes (1 with --sqlite)
+    liveevents         backends_terminated > 0 and streams_dropped > 0 (dropped and reconnected)
+    slowfeedback       slow_answers > 0 (requests answered after the receiver's delay)
+    slowfeedback_retry answered_500 > 0 and slow_answers > 0
+    sigterm            SIGTERM sent, the node exited, and it started again
+ERROR means the harness could not do its part (setup, fault injection raised): no verdict on the
+server, counted as failed. Everything after `|` on a result line is information: the fault's
+numbers above, redelivered_unacked (received again before being acknowledged, under the same
+seq, which at-least-once hand-over allows), below_watermark (an item whose seq is at or below an
+ack already answered: committed out of order), first_lag_min_ms / first_lag_median_ms (how soon
+after its instant each item was first received: small values show the clients were asking while
+items fell due), claimed_early (fired_at < scheduled_for in the fire log: the batch window, or
+a node whose clock runs behind), inbox_left, request_errors (client requests without a 2xx),
+unclean_stop (nodes that did not exit 0 within drainMs + 5 s of the SIGTERM that ends every run),
+twice_overlapping (a feedback event sent again while its first request was still open: a second
+sender, not a retry after a timeout).
+
+The checker's self-test (made-up histories, no servers, under a second):
+    python3 -m unittest discover -s scripts/faults -p 'test_*.py'
 
 Each run has a hard timeout; every process it started is killed and its temp dir removed at the
 end, on failure, on timeout and on Ctrl-C. Output: the binary's path and hash on stderr, then on
@@ -168,11 +207,15 @@ def child_main(args):
 
 
 def write_receipts(run, path):
-    """Every item the clients received, for a kept work dir (--keep)."""
+    """The clients' history (every item received, every confirmed ack), for a kept work dir (--keep)."""
     with open(path, "w") as f:
-        f.write("device\toccurrence\tseq\ttime\tnode\tvia\n")
-        for r in run.recorder.receipts:
-            f.write(f"{r.device}\t{r.occurrence_id}\t{r.seq}\t{r.at:.3f}\t{r.node}\t{r.via}\n")
+        f.write("event\tdevice\tnotification\toccurrence\tseq_or_ack\ttime\tnode\tvia\n")
+        for e in run.recorder.history:
+            if e["type"] == "receive":
+                f.write(f"receive\t{e['device']}\t{e['notification']}\t{e['occurrence']}\t{e['seq']}\t{e['at']:.3f}\t"
+                        f"{e['node']}\t{e['via']}\n")
+            else:
+                f.write(f"ack\t{e['device']}\t\t\t{e['upto']}\t{e['at']:.3f}\t{e['node']}\t{e['via']}\n")
 
 
 # -- the parent: runs children, enforces the hard timeout, prints verdicts ---------------------

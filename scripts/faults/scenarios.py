@@ -19,6 +19,7 @@ from proxy import Proxy
 
 APP = "com.example.faults"
 SETTLE_S = 30.0          # clients keep collecting this long after the last instant
+CLIENT_LEAD_S = 0.5      # clients start waking this long before the first instant
 FEEDBACK_SECRET = "fault-harness-secret"
 
 # Sizes: full, then --quick.
@@ -198,7 +199,9 @@ class Run:
 
     def collect_by_wake(self, expected, deadline, workers=8, pause=0.05):
         """Wakes every device through random nodes, acknowledging the highest seq received,
-        until each has received all it expects (and acknowledged it) or `deadline` passes."""
+        until each has received all it expects (and acknowledged it) or `deadline` passes.
+        Started before the first instant, it wakes every device again and again while the
+        notifications fall due: what a node hands over early is received early."""
         devices = sorted(expected)
 
         def done(device):
@@ -296,17 +299,19 @@ def burst_scenario(run, fault, nodes_default=2, via_proxy=False):
 
     fault_thread = threading.Thread(target=_run_fault, args=(run, fault, fault_plan, base, end), daemon=True)
     fault_thread.start()
-    sleep_until(end)
     expected = {}
     for item in scheduled:
         expected.setdefault(item["device"], set()).add(item["id"])
+    # The clients wake from just before the first instant, through the burst and the fault,
+    # until everything arrived: so that an item handed over before its instant is seen early.
+    sleep_until(base - CLIENT_LEAD_S)
     complete = run.collect_by_wake(expected, deadline=end + SETTLE_S)
     fault_thread.join(timeout=60)
     run.note(f"collecting ended ({'everything received' if complete else 'deadline'}); "
              f"{len(run.recorder.receipts)} receipts, request errors {run.recorder.errors}")
     if run.proxy:
         run.note("proxy: " + run.proxy.stats())
-    return judge_deliveries(run, scheduled, run.store_reader())
+    return judge_deliveries(run, scheduled, run.store_reader(), lambda snapshot: fault.result(run, snapshot))
 
 
 def _run_fault(run, fault, plan, base, end):
@@ -317,13 +322,19 @@ def _run_fault(run, fault, plan, base, end):
         run.fault_error = f"{type(error).__name__}: {error}"
 
 
-def judge_deliveries(run, scheduled, reader):
+def judge_deliveries(run, scheduled, reader, fault_stats=None):
+    """The checker's verdicts on what the clients saw and the store holds, and whether the
+    fault happened: `fault_stats(snapshot)` gives what checker.FAULT_REQUIRED tests."""
     run.wait_no_pending(reader)
     snapshot = checker.store_snapshot(reader, APP)
-    counts, examples = checker.check_deliveries(scheduled, run.recorder, snapshot)
-    reasons = [f"{k}={counts.get(k, 0)}" for k in ("missing", "twice", "acked_unseen", "pending", "early")
-               if counts.get(k, 0)]
-    reasons += run.failures
+    counts, examples = checker.check_deliveries(scheduled, run.recorder.history, snapshot)
+    counts["request_errors"] = sum(run.recorder.errors.values())
+    reasons = checker.failing_reasons(counts) + run.failures
+    if fault_stats is not None:
+        stats = fault_stats(snapshot)
+        run.note("fault: " + ", ".join(f"{k}={v}" for k, v in sorted(stats.items())))
+        counts.update(stats)
+        reasons += checker.fault_reasons(run.scenario, stats)
     if run.fault_error:
         # The harness could not do its part: the counts are shown, the verdict is ERROR.
         reasons.append("setup: fault injection failed: " + run.fault_error)
@@ -341,9 +352,26 @@ def describe_exit(code):
     return f"signal {-code}" if code is not None and code < 0 else f"exit {code}"
 
 
-class Terminate:
+class Fault:
+    """A burst fault: `plan` draws its choices before any thread runs (reproducible), `inject`
+    does it during the burst and counts what it did in `stats`, and `result` gives what
+    checker.FAULT_REQUIRED tests, once the store's snapshot is in."""
+    needs_postgres = False
+
+    def __init__(self):
+        self.stats = {}
+
+    def plan(self, run):
+        return {}
+
+    def result(self, run, snapshot):
+        return dict(self.stats)
+
+
+class Terminate(Fault):
     """pg_terminate_backend of every Herald session every 100 ms during the burst."""
     needs_postgres = True
+
     def plan(self, run):
         return {"every": 0.1}
 
@@ -354,26 +382,30 @@ class Terminate:
         while time.time() < end:
             killed += run.pg.terminate_backends()
             rounds += 1
+            self.stats.update(terminate_rounds=rounds, backends_terminated=killed)
             tick += plan["every"]
             sleep_until(tick)
         run.note(f"terminate: {rounds} rounds, {killed} backends terminated")
 
 
-class Silent:
+class Silent(Fault):
     """1 s into the burst every proxied connection goes silent."""
     needs_postgres = True
+
     def plan(self, run):
         return {"at": 1.0}
 
     def inject(self, run, plan, base, end):
         sleep_until(base + plan["at"])
-        run.note(f"silent: {run.proxy.go_silent()} connections went silent "
-                 f"({run.proxy.accepted} accepted so far)")
+        silenced = run.proxy.go_silent()
+        self.stats["connections_silenced"] = silenced
+        run.note(f"silent: {silenced} connections went silent ({run.proxy.accepted} accepted so far)")
 
 
-class Pause:
-    """SIGSTOP one node for 2x its lease mid-burst, then SIGCONT."""
-    needs_postgres = False
+class Pause(Fault):
+    """SIGSTOP one node for 2x its lease mid-burst, then SIGCONT; the node's state in /proc shows
+    that it was stopped and runs again."""
+
     def plan(self, run):
         return {"at": run.rng.uniform(0.5, 1.5), "node": run.rng.randrange(len(run.nodes))}
 
@@ -381,60 +413,110 @@ class Pause:
         node = run.nodes[plan["node"]]
         sleep_until(base + plan["at"])
         run.cluster.sigstop(node)
+        self.stats["seen_stopped"] = int(wait_for_state(node, lambda state: state == "T"))
         run.note(f"pause: SIGSTOP {node.name} for {2 * LEASE_MS} ms")
         time.sleep(2 * LEASE_MS / 1000)
         run.cluster.sigcont(node)
+        self.stats["seen_resumed"] = int(wait_for_state(node, lambda state: state not in ("T", "", "Z")))
         run.note(f"pause: SIGCONT {node.name}")
 
 
-class Restart:
-    """pg_ctl restart -m fast mid-burst."""
+class Restart(Fault):
+    """pg_ctl restart -m fast mid-burst; the postmaster's start time shows it happened."""
     needs_postgres = True
+
     def plan(self, run):
         return {"at": run.rng.uniform(1.0, 2.0)}
 
     def inject(self, run, plan, base, end):
         sleep_until(base + plan["at"])
+        before = run.pg.postmaster_start_time()
         started = time.time()
         run.pg.restart()
+        self.stats["pg_restarted"] = int(run.pg.postmaster_start_time() != before)
         run.note(f"restart: PostgreSQL restarted in {time.time() - started:.1f} s")
 
 
-class Kill9:
+class Kill9(Fault):
     """kill -9 one node mid-burst, start it again (same name, port, data dir) 2 s later."""
-    needs_postgres = False
+
     def plan(self, run):
         return {"at": run.rng.uniform(1.0, 2.0), "node": run.rng.randrange(len(run.nodes))}
 
     def inject(self, run, plan, base, end):
         node = run.nodes[plan["node"]]
         sleep_until(base + plan["at"])
-        run.cluster.kill9(node)
-        run.note(f"kill9: SIGKILL {node.name}")
+        code = run.cluster.kill9(node)
+        self.stats["killed_by_signal"] = -code if code is not None and code < 0 else 0
+        run.note(f"kill9: SIGKILL {node.name} ({describe_exit(code)})")
         time.sleep(2.0)
         try:
             run.cluster.restart(node)
         except RuntimeError as error:   # it would not start again: the server's fault, not ours
             run.failures.append(f"{node.name} did not come back after kill -9: {str(error).splitlines()[0]}")
             return
+        self.stats["restarted"] = 1
         run.note(f"kill9: {node.name} is back")
 
 
-class Skew:
+class Skew(Fault):
     """The nodes' clocks disagree: node-1 runs 2-4 s ahead, node-2 2-4 s behind (the
-    HERALD_TEST_CLOCK_SKEW_MS test hook). Nothing may fire early by the real clock, and leases
-    (on the database's clock) must not expire for a node that is alive."""
+    HERALD_TEST_CLOCK_SKEW_MS test hook). Nothing may be handed over early by the real clock
+    (the clients wake through node-1 too), and leases (on the database's clock) must not expire
+    for a node that is alive. The fault happened if every node runs with its skew in its
+    environment and node-1 claimed firings stamped with its clock (fired_at is the claiming
+    node's now, never before the instant)."""
     needs_postgres = True
+    AHEAD = "node-1"
+
     def node_env(self, run):
         ahead, behind = run.rng.randint(2000, 4000), run.rng.randint(2000, 4000)
-        self.skews = {"node-1": ahead, "node-2": -behind}
+        self.skews = {self.AHEAD: ahead, "node-2": -behind}
         return {name: {"HERALD_TEST_CLOCK_SKEW_MS": str(ms)} for name, ms in self.skews.items()}
-
-    def plan(self, run):
-        return {}
 
     def inject(self, run, plan, base, end):
         run.note("skew: " + ", ".join(f"{name} {ms:+d} ms" for name, ms in self.skews.items()))
+
+    def result(self, run, snapshot):
+        skewed = sum(1 for node in run.nodes if node.name in self.skews
+                     and process_env(node).get("HERALD_TEST_CLOCK_SKEW_MS") == str(self.skews[node.name]))
+        stamps = sorted(r["fired_at"] - r["scheduled_for"] for r in snapshot["fire_log"]
+                        if r["claimed_by"] == self.AHEAD)
+        claims = {}
+        for r in snapshot["fire_log"]:
+            claims[r["claimed_by"] or "?"] = claims.get(r["claimed_by"] or "?", 0) + 1
+        run.note("skew: claims per node " + ", ".join(f"{k} {v}" for k, v in sorted(claims.items())))
+        return {"nodes": len(run.nodes), "skewed_nodes": skewed, "claimed_by_ahead": len(stamps),
+                "ahead_skew_ms": self.skews[self.AHEAD],
+                "ahead_stamp_median_ms": stamps[len(stamps) // 2] if stamps else 0}
+
+
+def wait_for_state(node, wanted, timeout=2.0):
+    """Polls the node's process state (the letter in /proc/<pid>/stat) until `wanted(state)`."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if wanted(process_state(node.proc.pid)):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def process_state(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
+def process_env(node):
+    """The environment the node's process runs with (what the skew hook reads)."""
+    try:
+        with open(f"/proc/{node.proc.pid}/environ", "rb") as f:
+            pairs = f.read().split(b"\0")
+    except OSError:
+        return {}
+    return dict(p.decode(errors="replace").split("=", 1) for p in pairs if b"=" in p)
 
 
 # -- ackrace -----------------------------------------------------------------------------------
@@ -456,14 +538,23 @@ def ackrace(run, via_sse=False):
     for item in scheduled:
         expected.setdefault(item["device"], set()).add(item["id"])
     loop = _sse_device_loop if via_sse else _wake_device_loop
-    sleep_until(base - 0.5)
+    sleep_until(base - CLIENT_LEAD_S)
     threads = [threading.Thread(target=loop, args=(run, d, expected[d], deadline), daemon=True) for d in devices]
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout=max(1.0, deadline - time.time() + 15))
     run.note(f"clients stopped; {len(run.recorder.receipts)} receipts, request errors {run.recorder.errors}")
-    return judge_deliveries(run, scheduled, run.store_reader())
+    end = base + size["spread"]
+    return judge_deliveries(run, scheduled, run.store_reader(), lambda snapshot: ack_race_stats(run, base, end))
+
+
+def ack_race_stats(run, base, end):
+    """The race happened if acks were confirmed while the burst fired, through several nodes
+    (as many as there are, up to 2: --sqlite runs one)."""
+    racing = [a for a in run.recorder.acks() if base <= a["at"] <= end]
+    return {"acks_in_burst": len(racing), "ack_nodes_in_burst": len({a["node"] for a in racing}),
+            "ack_nodes_needed": min(2, len(run.nodes))}
 
 
 def _wake_device_loop(run, device, expected, deadline):
@@ -493,8 +584,8 @@ def _sse_device_loop(run, device, expected, deadline):
                 run.recorder.error(f"sse: HTTP {status}" if status else "sse: no answer")
                 time.sleep(0.1)
                 continue
-            run.recorder.confirm_ack(device, last_id)
-            blocks = stream.read(until=min(deadline, time.time() + rng.uniform(0.1, 0.8)))
+            run.recorder.confirm_ack(device, last_id, node.name, "sse")
+            blocks = stream.read_timed(until=min(deadline, time.time() + rng.uniform(0.1, 0.8)))
             seen = record_stream_blocks(run.recorder, device, node, blocks)
             if seen is not None:
                 last_id = seen
@@ -542,13 +633,19 @@ def slowfeedback(run, mode):
     settle_until = time.time() + 2 * LEASE_MS / 1000 + receiver.delay + 3
     while time.time() < settle_until or (receiver.in_flight() > 0 and time.time() < settle_until + 15):
         time.sleep(0.5)
-    counts, examples = checker.check_feedback(evicted, receiver.entries())
+    entries = receiver.entries()
+    counts, examples = checker.check_feedback(evicted, entries)
     outbox = run.store_reader().rows("SELECT state, count(*) FROM outbox GROUP BY state")
     for state, n in outbox:
         counts[f"outbox_{state}"] = int(n)
     reasons = [f"{k}={counts.get(k, 0)}" for k in ("missing", "twice", "bad_signature", "unexpected") if counts.get(k, 0)]
     if len(evicted) != events:
         reasons.append(f"evicted={len(evicted)} (expected {events})")
+    # The fault: answers that took the receiver's delay (and, in fail_first, 500s first).
+    stats = {"slow_answers": sum(1 for e in entries if e["finished"] - e["started"] >= receiver.delay),
+             "answered_500": sum(1 for e in entries if e["answered"] == 500)}
+    counts.update(stats)
+    reasons += checker.fault_reasons(run.scenario, stats)
     return counts, examples, reasons + deaths(run, counts)
 
 
@@ -584,7 +681,9 @@ def sigterm(run):
         t.start()
     started = time.time()
     run.cluster.sigterm(node)
+    fault = {"sigterm_sent": 1, "exited": 0, "restarted": 0}
     code = run.cluster.wait_exit(node, timeout=bound)
+    fault["exited"] = int(code is not None)
     took = time.time() - started
     for t in readers:
         t.join(timeout=bound + 5)
@@ -615,8 +714,13 @@ def sigterm(run):
 
     try:
         run.cluster.restart(node)
+        fault["restarted"] = 1
     except RuntimeError as error:
-        return counts, examples, reasons + [f"no restart after SIGTERM: {str(error).splitlines()[0]}"]
+        reasons.append(f"no restart after SIGTERM: {str(error).splitlines()[0]}")
+    counts.update(fault)
+    reasons += checker.fault_reasons(run.scenario, fault)
+    if not fault["restarted"]:
+        return counts, examples, reasons
     run.note("restarted; collecting the pending schedules")
     expected = {d: {i["id"] for i in scheduled if i["device"] == d} for d in devices}
     last_at = max(i["at_ms"] for i in scheduled) / 1000
@@ -649,6 +753,7 @@ def liveevents(run):
     received = {d: {} for d in devices}      # key -> values seen, live or in a backlog
     accepted = {d: {} for d in devices}      # key -> value the server accepted
     stop = threading.Event()
+    dropped = []                              # streams the clients dropped to reconnect elsewhere
 
     def watch(device):
         rng = run.rng_for(f"stream-{device}")
@@ -660,7 +765,10 @@ def liveevents(run):
                 if stream.open() != 200:
                     time.sleep(0.1)
                     continue
-                for block in stream.read(until=time.time() + rng.uniform(0.5, 3.0)):
+                blocks = stream.read(until=time.time() + rng.uniform(0.5, 3.0))
+                if not stop.is_set():
+                    dropped.append(device)
+                for block in blocks:
                     fields = parse_block(block)
                     if "id" in fields:
                         last_id = fields["id"]
@@ -701,7 +809,8 @@ def liveevents(run):
     time.sleep(1.0)                          # the streams are open before the first report
     base = time.time()
     end = base + size["spread"]
-    fault_thread = threading.Thread(target=_run_fault, args=(run, Terminate(), {"every": 0.15}, base, end), daemon=True)
+    terminate = Terminate()
+    fault_thread = threading.Thread(target=_run_fault, args=(run, terminate, {"every": 0.15}, base, end), daemon=True)
     fault_thread.start()
     reporters = [threading.Thread(target=report, args=(d,), daemon=True) for d in devices]
     for t in reporters:
@@ -731,6 +840,9 @@ def liveevents(run):
     reasons = [f"missing={len(lost)}"] if lost else []
     if counts["accepted"] < reported:
         reasons.append(f"accepted={counts['accepted']}/{reported}: reports went unanswered")
+    stats = {"backends_terminated": terminate.stats.get("backends_terminated", 0), "streams_dropped": len(dropped)}
+    counts.update(stats)
+    reasons += checker.fault_reasons(run.scenario, stats)
     if run.fault_error:
         reasons.append("setup: fault injection failed: " + run.fault_error)
     return counts, examples, reasons + deaths(run, counts)
@@ -769,11 +881,12 @@ SCENARIOS = {
 
 # What a line shows first, per kind of scenario.
 HEADLINE = {
-    "deliveries": ["scheduled", "received", "missing", "twice", "acked_unseen", "pending", "early", "crashed"],
+    "deliveries": ["scheduled", "received", "missing", "twice", "duplicate", "acked_unseen", "pending", "early",
+                   "crashed"],
     "feedback": ["events", "delivered", "missing", "twice", "bad_signature", "requests", "crashed"],
     "liveevents": ["reported", "accepted", "received", "missing", "crashed"],
     "sigterm": ["exit_code", "exit_s", "streams_ended", "streams_retry", "scheduled", "received", "missing",
-                "twice", "pending", "crashed"],
+                "twice", "duplicate", "acked_unseen", "pending", "early", "crashed"],
 }
 
 
