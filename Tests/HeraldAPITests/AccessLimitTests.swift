@@ -41,11 +41,8 @@ struct AccessLimitTests {
             // The admin key still has its third token: buckets are per key.
             let admin = try await herald.get(device, key: GuardKeys.admin)
             #expect(admin.status == .ok, "\(admin.text)")
-
-            // After Retry-After, the key works again.
-            try await Task.sleep(for: .seconds(retryAfter))
-            let later = try await herald.get(device, key: GuardKeys.alarm)
-            #expect(later.status == .ok, "\(later.text)")
+            // That the key works again after Retry-After is RateLimiterTests' rule, on a moved
+            // clock: here it would cost a 50 s wait.
         }
     }
 

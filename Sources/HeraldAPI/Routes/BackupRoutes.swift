@@ -4,7 +4,7 @@ import HeraldStorage
 import Hummingbird
 
 /// `POST /v1/admin/backup` (admin): an online copy of the embedded SQLite store, taken while the
-/// server keeps serving. PostgreSQL is backed up with its own tools (`pg_dump`; see the README).
+/// server keeps serving. PostgreSQL is backed up with its own tools (`pg_dump`; see docs/operations.md).
 struct BackupRoutes {
     let services: APIServices
     /// The store, when it can copy itself; nil on PostgreSQL.
@@ -40,7 +40,7 @@ struct BackupRoutes {
             }
             guard let store else {
                 throw HeraldError.invalid("backupNotSupported",
-                                          "this node runs on PostgreSQL: back it up with pg_dump (see the README)")
+                                          "this node runs on PostgreSQL: back it up with pg_dump (see docs/operations.md)")
             }
             return try Response.json(BackupResource(try await store.backup(to: path)), status: .created)
         }
