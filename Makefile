@@ -1,7 +1,7 @@
 # Herald: `make run` starts the server on embedded defaults; `make test` runs every test.
 SWIFT ?= swift
 
-.PHONY: deps build run run-release test faults faults-smoke bench bench-cluster bench-smoke clean
+.PHONY: deps build run run-release test faults faults-smoke faults-selftest bench bench-cluster bench-smoke clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -17,23 +17,28 @@ run-release: deps
 	$(SWIFT) build -c release --product herald
 	.build/release/herald serve --config Config/herald.dev.yaml
 
-PURE_SUITES = ^(HeraldCoreTests|HeraldCryptoTests|HeraldStorageTests|HeraldSchedulerTests)\.
-
-# Builds once, then runs every suite: the pure and storage suites in parallel; the suites that
-# start servers and child processes and check deadlines one at a time, since on a small machine
-# they would otherwise starve each other of CPU.
+# Builds once (the tests and both executables), then runs every check in two lanes side by side
+# (scripts/test-lanes.sh): the end-to-end suites in one; the pure suites, the other serial suites,
+# the fault checker's self-test, the fault harness's short run and the benchmarks' smoke run in
+# the other. CI runs exactly this (.ci/run).
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter '$(PURE_SUITES)'
-	$(SWIFT) test --skip-build --no-parallel --skip '$(PURE_SUITES)'
+	bash scripts/test-lanes.sh
 
 # The fault harness (scripts/faults, docs/faults.md): real nodes on a real PostgreSQL, every
-# scenario over 20 seeds. faults-smoke is the short run CI makes: every scenario once, small.
-faults: build
-	python3 scripts/faults/run.py --scenario all --seeds 1-20
+# scenario over SEEDS (make faults SEEDS=1-20 for a longer hunt). faults-smoke is the short run
+# make test includes: every scenario once, small. faults-selftest feeds the checker histories that
+# must fail.
+SEEDS ?= 1-5
 
-faults-smoke: build
+faults: build faults-selftest
+	python3 scripts/faults/run.py --scenario all --seeds $(SEEDS)
+
+faults-smoke: build faults-selftest
 	python3 scripts/faults/run.py --scenario all --seeds 1 --quick
+
+faults-selftest:
+	python3 -m unittest discover -s scripts/faults -p 'test_*.py'
 
 # Release-mode benchmarks; prints one table.
 bench: deps
@@ -43,7 +48,7 @@ bench: deps
 bench-cluster: deps
 	bash Benchmarks/run.sh --cluster
 
-# The same benchmark code paths on tiny sizes in debug mode (CI runs this).
+# The same benchmark code paths on tiny sizes in debug mode (make test runs this).
 bench-smoke: deps
 	bash Benchmarks/run.sh --smoke
 
