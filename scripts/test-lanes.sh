@@ -12,11 +12,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-SWIFT=${SWIFT:-swift}
 PURE='^(HeraldCoreTests|HeraldCryptoTests|HeraldStorageTests|HeraldSchedulerTests)\.'
 E2E='^HeraldEndToEndTests\.'
-# Both lanes run from the one build: nothing may build (or relink herald) while the other runs.
-TEST=("$SWIFT" test --skip-build --ignore-lock)
+# Both lanes run the one build's test bundle directly: two `swift test` processes would contend
+# for SwiftPM's build database, and nothing may build (or relink herald) while the other runs.
+# Every suite is Swift Testing's.
+BUNDLE=.build/debug/HeraldPackageTests.xctest
+[[ -x $BUNDLE ]] || { echo "$BUNDLE is not built: run swift build --build-tests first" >&2; exit 1; }
+TEST=(env NO_COLOR=1 "$BUNDLE" --testing-library swift-testing)
 
 LOGS=$(mktemp -d "${TMPDIR:-/tmp}/herald-lanes.XXXXXX")
 trap 'rm -rf "$LOGS"' EXIT
