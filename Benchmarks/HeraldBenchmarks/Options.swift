@@ -3,7 +3,7 @@ import Foundation
 /// Sizes and switches from the command line: `--name value` pairs after an optional subcommand.
 struct Options: Sendable {
     /// Which part to run: `all` (the in-process scheduler benchmarks), `arming`, `firing`,
-    /// `push`, `coalesce`, `coalesce-http`, `serve`, `sandbox`, `table`, or the internal
+    /// `push`, `coalesce`, `coalesce-http`, `sandbox`, `table`, or the internal
     /// `arm-probe` and `push-probe` a parent runs in a fresh process.
     var command = "all"
     /// Pending notifications armed at start, and the devices they are spread over.
@@ -82,12 +82,10 @@ struct Options: Sendable {
                herald-bench coalesce-http --port P --server-pid PID --data-dir DIR [--server-label TEXT]
                                           [--event-devices N] [--events N] [--wakes N] [--http-seconds N]
                                           [--events-script FILE] [--scratch DIR]
-               herald-bench serve
                herald-bench sandbox [--certs DIR]
                herald-bench table --rows FILE
         The benchmarks print one tab-separated line per result, each starting with ROW; progress
-        goes to stderr. `serve` runs HeraldServer in-process (configured from HERALD_* variables)
-        until SIGTERM; `sandbox` runs the APNs sandbox in-process until SIGTERM. `table` prints
+        goes to stderr. `sandbox` runs the APNs sandbox in-process until SIGTERM. `table` prints
         the ROW lines of FILE as one markdown table.
         """
 

@@ -48,8 +48,6 @@ do {
         try await SandboxProcess.serve(certificates: options.certificates)
     case "table":
         try ResultTable.print(rowsFile: options.rows)
-    case "serve":
-        try await ServeCommand.run()
     default:
         progress("unknown command '\(options.command)'\n\(Options.usage)")
         exit(2)
