@@ -5,9 +5,10 @@ import Testing
 private let app = "com.example.diskfull"
 private let devices = (0..<10).map { "phone-\($0)" }
 
-/// Runs a system command to completion; throws when it fails.
+/// Runs a system command to completion (through SpawnedProcess, as every child of the tests);
+/// throws when it fails.
 private func system(_ executable: String, _ arguments: [String]) throws {
-    let process = Process()
+    let process = SpawnedProcess()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     try process.run()
