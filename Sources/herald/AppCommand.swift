@@ -32,51 +32,55 @@ struct AppCommand: AsyncParsableCommand {
                 let shown = try await client.app(app)
                 if options.json { return try JSONOutput.print(shown) }
                 print("app \(shown.id) (overflow: \(shown.overflow))")
-                // Every channel's settings, one line each, "not configured" when absent. Secrets
-                // are never printed (the server masks them anyway): only what identifies them.
-                if let push = shown.push {
-                    var line = "apns: environment \(push.environment)"
-                    let auth = push.auth
-                    switch auth.type {
-                    case "token":
-                        line += ", token auth (team \(cell(auth.teamId)), key \(cell(auth.keyId))"
-                        if let keyFile = auth.keyFile { line += ", key file \(keyFile)" }
-                        line += ")"
-                    case "certificate":
-                        if let certFile = auth.certFile {
-                            line += ", certificate auth (certificate file \(certFile))"
-                        } else {
-                            line += auth.pkcs12 != nil ? ", certificate auth (PKCS#12 bundle)" : ", certificate auth (PEM certificate)"
-                        }
-                    default:
-                        line += ", \(auth.type) auth"
-                    }
-                    if let channels = push.channelsEnvironment { line += ", channels environment \(channels)" }
-                    if let caFile = push.caFile { line += ", CA file \(caFile)" }
-                    print(line)
-                } else {
-                    print("apns: not configured")
-                }
-                if let fcm = shown.fcm {
-                    var line = "fcm: project \(cell(fcm.projectId)), service account \(cell(fcm.clientEmail))"
-                    if let file = fcm.serviceAccountFile { line += ", service account file \(file)" }
-                    if let endpoint = fcm.endpoint { line += ", endpoint \(endpoint)" }
-                    if let caFile = fcm.caFile { line += ", CA file \(caFile)" }
-                    print(line)
-                } else {
-                    print("fcm: not configured")
-                }
+                // Every channel's settings, one line each, "not configured" when absent.
+                print(shown.push.map(Self.apnsLine) ?? "apns: not configured")
+                print(shown.fcm.map(Self.fcmLine) ?? "fcm: not configured")
                 if let webPush = shown.webPush {
-                    var line = "web push: subject \(webPush.subject)"
-                    if let hosts = webPush.allowedHosts { line += ", allowed hosts \(hosts.joined(separator: " "))" }
-                    if let caFile = webPush.caFile { line += ", CA file \(caFile)" }
-                    print(line)
+                    print(Self.webPushLine(webPush))
                     // What a page passes to pushManager.subscribe as applicationServerKey.
                     print("VAPID public key: \(cell(webPush.vapidPublicKey))")
                 } else {
                     print("web push: not configured")
                 }
             }
+        }
+
+        // Secrets are never printed (the server masks them anyway): only what identifies them.
+        static func apnsLine(_ push: PushSettings) -> String {
+            var line = "apns: environment \(push.environment)"
+            let auth = push.auth
+            switch auth.type {
+            case "token":
+                line += ", token auth (team \(cell(auth.teamId)), key \(cell(auth.keyId))"
+                if let keyFile = auth.keyFile { line += ", key file \(keyFile)" }
+                line += ")"
+            case "certificate":
+                if let certFile = auth.certFile {
+                    line += ", certificate auth (certificate file \(certFile))"
+                } else {
+                    line += auth.pkcs12 != nil ? ", certificate auth (PKCS#12 bundle)" : ", certificate auth (PEM certificate)"
+                }
+            default:
+                line += ", \(auth.type) auth"
+            }
+            if let channels = push.channelsEnvironment { line += ", channels environment \(channels)" }
+            if let caFile = push.caFile { line += ", CA file \(caFile)" }
+            return line
+        }
+
+        static func fcmLine(_ fcm: FCMSettings) -> String {
+            var line = "fcm: project \(cell(fcm.projectId)), service account \(cell(fcm.clientEmail))"
+            if let file = fcm.serviceAccountFile { line += ", service account file \(file)" }
+            if let endpoint = fcm.endpoint { line += ", endpoint \(endpoint)" }
+            if let caFile = fcm.caFile { line += ", CA file \(caFile)" }
+            return line
+        }
+
+        static func webPushLine(_ webPush: WebPushSettings) -> String {
+            var line = "web push: subject \(webPush.subject)"
+            if let hosts = webPush.allowedHosts { line += ", allowed hosts \(hosts.joined(separator: " "))" }
+            if let caFile = webPush.caFile { line += ", CA file \(caFile)" }
+            return line
         }
     }
 

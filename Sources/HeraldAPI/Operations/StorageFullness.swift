@@ -10,7 +10,7 @@ import Synchronization
 /// ```swift
 /// let fullness = StorageFullness()
 /// fullness.refused(call: "POST /v1/apps/demo/devices/d1/notifications (saveNotification)")
-/// fullness.problem()   // "storage: the disk is full (…); writes are refused with 503 storageFull"
+/// fullness.problem()   // "storage: the disk is full (…); writes answer 503 storageFull until space is freed"
 /// fullness.wrote()
 /// ```
 final class StorageFullness: Sendable {
