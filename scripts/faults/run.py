@@ -13,7 +13,7 @@ Usage (from the repository root):
     --seeds     1-20, 7, 1,4,9 or 1-3,8: each seed is one run; random.Random(seed) draws every
                 choice (instants, devices, nodes, fault timing), so a failing seed can be re-run
     --nodes     herald nodes (default per scenario; sigterm always runs one node on SQLite)
-    --quick     smaller bursts (300 one-shots on 20 devices; 10 x 40 for ackrace; 10 feedback events)
+    --quick     smaller bursts (300 one-shots on 20 devices; 10 x 40 over 3 s for ackrace; 10 feedback events)
     --sqlite    one node on SQLite instead of nodes on PostgreSQL (pause, kill9, ackrace,
                 ackrace_sse, slowfeedback*; the PostgreSQL faults refuse it)
     --keep      keep each run's work dir (configs, node logs, PostgreSQL log, receipts.tsv: the

@@ -24,7 +24,7 @@ FEEDBACK_SECRET = "fault-harness-secret"
 
 # Sizes: full, then --quick.
 BURST = {False: dict(items=2000, devices=100, spread=4.0), True: dict(items=300, devices=20, spread=4.0)}
-ACKRACE = {False: dict(devices=20, per_device=100, spread=1.0), True: dict(devices=10, per_device=40, spread=1.0)}
+ACKRACE = {False: dict(devices=20, per_device=100, spread=1.0), True: dict(devices=10, per_device=40, spread=3.0)}
 FEEDBACK_EVENTS = {False: 20, True: 10}
 
 
