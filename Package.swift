@@ -104,8 +104,12 @@ let package = Package(
             "HeraldTestSupport",
         ], path: "Benchmarks/HeraldBenchmarks"),
         // Helpers shared by the test suites (they run in one process): certificate lookup, polling,
-        // free ports, child processes, an SSE client, device tokens, a real PostgreSQL server.
-        .target(name: "HeraldTestSupport", dependencies: ["HeraldCore", "HeraldStorage"], path: "Tests/HeraldTestSupport"),
+        // free ports, child processes, an SSE client, device tokens, a real PostgreSQL server, and
+        // the fixtures of the push and delivery suites (the sandbox, a push gateway, a store).
+        .target(name: "HeraldTestSupport", dependencies: [
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldPush", "HeraldSandbox",
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldTestSupport"]),
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTP2Tests", dependencies: ["HeraldHTTP2", "HeraldTestSupport"]),
@@ -123,6 +127,11 @@ let package = Package(
         .testTarget(name: "HeraldPostgresTests", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldTestSupport",
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "HeraldDeliveryTests", dependencies: [
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldDelivery", "HeraldPush", "HeraldSandbox",
+            "HeraldTestSupport",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "HeraldSchedulerTests", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldDelivery", "HeraldPush", "HeraldTestSupport",

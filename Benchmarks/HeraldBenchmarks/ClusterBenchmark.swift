@@ -198,39 +198,10 @@ enum ClusterBenchmark {
         } else {
             yaml = yaml.replacingOccurrences(of: "\(directory)/node-\(index)", with: directory)
         }
-        let config = "\(directory)/node-\(index).yaml"
-        let output = "\(directory)/node-\(index).out"
-        let log = "\(directory)/node-\(index).log"
-        try yaml.write(toFile: config, atomically: true, encoding: .utf8)
-        for file in [output, log] { _ = FileManager.default.createFile(atPath: file, contents: nil) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: herald)
-        process.arguments = ["serve", "--config", config]
-        // The node's settings are its file's alone: HERALD_* variables left by run.sh's other
-        // servers (HERALD_DATA_DIR, HERALD_LISTEN) would win over the file.
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HERALD_") }
-        process.standardOutput = FileHandle(forWritingAtPath: output)
-        process.standardError = FileHandle(forWritingAtPath: log)
-        try process.run()
-        for _ in 0..<600 {
-            if let text = try? String(contentsOfFile: output, encoding: .utf8), text.contains("herald listening on") {
-                return process
-            }
-            guard process.isRunning else { break }
-            usleep(50_000)
-        }
-        stop(process)
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        throw OptionsError("node-\(index) did not start: \(text.suffix(500))")
+        return try HeraldNode.start(yaml: yaml, name: "node-\(index)", herald: herald, directory: directory).process
     }
 
-    static func stop(_ process: Process) {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        for _ in 0..<100 where process.isRunning { usleep(50_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
+    static func stop(_ process: Process) { HeraldNode.stop(process) }
 
     /// (scheduled_for, fired_at) of every firing with an outcome.
     static func fireLog(_ setup: Setup, postgres: PostgresServer, directory: String) throws -> [(scheduledFor: Int64, firedAt: Int64)] {

@@ -61,6 +61,8 @@ struct Options: Sendable {
     var serverPID: Int32 = 0
     var serverLabel = ""
     var eventsScript = "Benchmarks/wrk/events.lua"
+    /// For `postgres-schedule`: the wrk script that posts schedules (wrk/schedule.lua).
+    var wrkScript = "Benchmarks/wrk/schedule.lua"
 
     static let usage = """
         usage: herald-bench [all|arming|firing] [--notifications N] [--devices N] [--burst N]
@@ -74,6 +76,7 @@ struct Options: Sendable {
                herald-bench slow-peer [--certs DIR] [--scratch DIR]
                herald-bench sqlite-burst [--burst N] [--scratch DIR]
                herald-bench postgres-burst [--burst N] [--scratch DIR]
+               herald-bench postgres-schedule --herald BIN [--devices N] [--seconds N] [--wrk-script PATH] [--scratch DIR]
                herald-bench cluster --herald BIN [--cluster-nodes 1,2,3] [--rate N] [--seconds N] [--burst N]
                                     [--scratch DIR]
                herald-bench delivery-load [--rate N] [--seconds N] [--certs DIR] [--scratch DIR]
@@ -138,6 +141,7 @@ struct Options: Sendable {
             case "--server-pid": serverPID = Int32(try Self.positive(value, flag))
             case "--server-label": serverLabel = value
             case "--events-script": eventsScript = value
+            case "--wrk-script": wrkScript = value
             default: throw OptionsError("unknown flag \(flag)")
             }
         }

@@ -13,7 +13,8 @@ enum Wrk {
     static let threads = 2
     static let connections = 32
 
-    static func run(url: String, seconds: Int, script: String? = nil, scriptArguments: [String] = []) throws -> Result {
+    static func run(url: String, seconds: Int, connections: Int = connections, script: String? = nil,
+                    scriptArguments: [String] = []) throws -> Result {
         var arguments = ["-t\(threads)", "-c\(connections)", "-d\(seconds)s"]
         if let script { arguments += ["-s", script] }
         arguments.append(url)

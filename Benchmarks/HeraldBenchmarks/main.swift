@@ -28,6 +28,8 @@ do {
         for row in try await SlowPeerBenchmark.run(options) { row.emit() }
     case "cluster":
         for row in try await ClusterBenchmark.run(options) { row.emit() }
+    case "postgres-schedule":
+        for row in try await PostgresScheduleBenchmark.run(options) { row.emit() }
     case "postgres-burst":
         for row in try await PostgresBurstBenchmark.run(options) { row.emit() }
     case "delivery-load":

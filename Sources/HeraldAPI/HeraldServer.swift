@@ -162,8 +162,9 @@ public struct HeraldServer: Sendable {
             limiter: RateLimiter(ratePerSecond: configuration.ratePerSecond, burst: configuration.rateBurst),
             hookLimiter: RateLimiter(ratePerSecond: configuration.hookRatePerSecond, burst: configuration.hookRateBurst),
             timeout: .milliseconds(configuration.requestTimeoutMilliseconds)))
-        let services = APIServices(store: store, engine: engine, clock: clock,
-                                   body: JSONBody(maximumBytes: configuration.maxBodyBytes))
+        let services = APIServices(store: store, engine: engine,
+                                   scheduling: Scheduling(store: store, arm: { [engine] in await engine.arm($0) }),
+                                   clock: clock, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
         let gauges = CachedRead { [store] in try await store.storeGauges() }
         let backlog = CachedRead { [store] in try await store.eventBacklogByKind() }
         HealthRoutes(registry: registry, store: store, health: health, fullness: fullness, refresh: { [gateway, metrics, logger] in

@@ -275,6 +275,11 @@ enum PostgresSchema {
                 FOR EACH STATEMENT EXECUTE FUNCTION herald_device_inbox_gone()
             """,
         ]),
+        Migration(identifier: "v9: a device's pending version, moved by every schedule written for it", statements: [
+            // A schedule reads, decides, and writes only if no other schedule for the device
+            // committed meanwhile: two round trips and no lock held between them.
+            "ALTER TABLE device ADD COLUMN pending_version bigint NOT NULL DEFAULT 0",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, holding the advisory lock on one connection.

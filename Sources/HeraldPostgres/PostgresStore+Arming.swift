@@ -23,6 +23,16 @@ extension PostgresStore {
                                  logger: self.logger)
     }
 
+    /// Sends `instants` to the other nodes on a pooled connection, outside any write: what
+    /// ``ArmingAnnouncer`` batches.
+    func announce(_ instants: [Int64]) async throws {
+        let payloads = Self.armingPayloads(node: nodeID, instants: instants)
+        try await read { connection in
+            try await connection.run("SELECT pg_notify(\(Self.armingChannel), p) FROM unnest(\(payloads)::text[]) AS p",
+                                     logger: self.logger)
+        }
+    }
+
     /// `node\ninstant,instant,...`, split so each payload fits.
     static func armingPayloads(node: String, instants: [Int64]) -> [String] {
         var payloads: [String] = []

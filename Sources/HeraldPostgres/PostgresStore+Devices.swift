@@ -201,64 +201,6 @@ extension PostgresStore {
 
     // MARK: Notifications
 
-    public func schedule(_ notification: LocalNotification, now: Date) async throws -> ScheduleResult {
-        let content = try Self.json(notification.content)
-        let at = now.millisecondsSince1970
-        let schedule = ScheduleBinds(notification)
-        let nextFireAt = notification.nextFireDate.millisecondsSince1970
-        let appID = notification.appID, deviceID = notification.deviceID
-        return try await transaction { connection in
-            guard let policyText = try await connection.row("SELECT overflow FROM app WHERE id = \(appID)", logger: self.logger)?
-                .value(0, as: String.self) else {
-                throw HeraldError.appNotFound(appID)
-            }
-            // The device row's lock makes schedules for one device, on any node, take turns: the
-            // count below is the count the insert lands in.
-            guard try await connection.row("""
-                SELECT 1 FROM device WHERE app_id = \(appID) AND id = \(deviceID) FOR NO KEY UPDATE
-                """, logger: self.logger) != nil else {
-                throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
-            }
-            let policy = OverflowPolicy(rawValue: policyText) ?? .reject
-            let pending = try await connection.rows("""
-                SELECT id, next_fire_at, key FROM notification WHERE app_id = \(appID) AND device_id = \(deviceID)
-                """, logger: self.logger).map { row in
-                NotificationLimit.Pending(id: try row.value(0), nextFireDate: Date(millisecondsSince1970: try row.value(1)),
-                                          sequence: try row.value(2))
-            }
-            let replaced = pending.contains { $0.id == notification.id }
-            let incoming = NotificationLimit.Pending(id: notification.id, nextFireDate: notification.nextFireDate,
-                                                     sequence: Int64.max)
-            let evicted = try NotificationLimit.admit(incoming, into: pending, policy: policy)
-            if !evicted.isEmpty {
-                try await connection.run("""
-                    DELETE FROM notification WHERE app_id = \(appID) AND device_id = \(deviceID) AND id = ANY(\(evicted))
-                    """, logger: self.logger)
-            }
-            if evicted.contains(notification.id) {
-                return ScheduleResult(armed: nil, replaced: replaced, evicted: evicted)
-            }
-            let key = try await connection.row("""
-                INSERT INTO notification (app_id, device_id, id, fire_date, time_zone, repeat_unit, repeat_every,
-                    repeat_count, repeat_until, repeat_until_at, content, next_index, next_fire_at, revision, created_at)
-                VALUES (\(appID), \(deviceID), \(notification.id), \(schedule.fireDate), \(schedule.timeZone),
-                    \(schedule.unit), \(schedule.every), \(schedule.count), \(schedule.untilText), \(schedule.untilAt),
-                    \(content), \(notification.nextIndex), \(nextFireAt), 1, \(at))
-                ON CONFLICT (app_id, device_id, id) DO UPDATE SET fire_date = excluded.fire_date,
-                    time_zone = excluded.time_zone, repeat_unit = excluded.repeat_unit,
-                    repeat_every = excluded.repeat_every, repeat_count = excluded.repeat_count,
-                    repeat_until = excluded.repeat_until, repeat_until_at = excluded.repeat_until_at,
-                    content = excluded.content, next_index = excluded.next_index, next_fire_at = excluded.next_fire_at,
-                    revision = notification.revision + 1, generation = notification.generation + 1,
-                    created_at = excluded.created_at
-                RETURNING key
-                """, logger: self.logger)!.value(0, as: Int64.self)
-            let armed = TimerEntry(fireAt: nextFireAt, key: key)
-            try await self.announce([armed], on: connection)
-            return ScheduleResult(armed: armed, replaced: replaced, evicted: evicted)
-        }
-    }
-
     public func notifications(appID: String, deviceID: String) async throws -> [LocalNotification] {
         try await read { connection in
             try await connection.rows("""

@@ -35,6 +35,8 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     let location: PostgresLocation
     let pool: PostgresPool
     let logger: Logger
+    /// This node's armed instants, on their way to the other nodes.
+    let announcer: ArmingAnnouncer
     /// Called after a feedback event is committed here, so this node's outbox dispatcher wakes.
     private let feedbackObserver = Mutex<(@Sendable () -> Void)?>(nil)
 
@@ -47,6 +49,7 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
         self.nodeID = nodeID
         self.leaseMilliseconds = leaseMilliseconds
         self.logger = logger
+        announcer = ArmingAnnouncer(logger: logger)
     }
 
     /// Connects, migrates the schema under the advisory lock, and registers this node.

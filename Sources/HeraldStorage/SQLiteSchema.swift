@@ -275,6 +275,9 @@ extension SQLiteStore {
                 END;
                 """)
         }
+        migrator.registerMigration("v16: a device's pending version, moved by every schedule written for it") { db in
+            try db.execute(sql: "ALTER TABLE device ADD COLUMN pending_version INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

@@ -253,56 +253,6 @@ public final class SQLiteStore: HeraldStore {
 
     // MARK: Notifications
 
-    public func schedule(_ notification: LocalNotification, now: Date) async throws -> ScheduleResult {
-        let content = try Self.encoder.encode(notification.content)
-        let nowMilliseconds = now.millisecondsSince1970
-        return try await notificationWrites.write { db in
-            guard let policyText = try String.fetchOne(db.cachedStatement(sql: "SELECT overflow FROM app WHERE id = ?"),
-                                                       arguments: [notification.appID]) else {
-                throw HeraldError.appNotFound(notification.appID)
-            }
-            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM device WHERE app_id = ? AND id = ?"),
-                                    arguments: [notification.appID, notification.deviceID]) ?? false else {
-                throw HeraldError.deviceNotFound(appID: notification.appID, deviceID: notification.deviceID)
-            }
-            let policy = OverflowPolicy(rawValue: policyText) ?? .reject
-            let pending = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT id, next_fire_at, key FROM notification WHERE app_id = ? AND device_id = ?
-                """), arguments: [notification.appID, notification.deviceID]).map { row in
-                NotificationLimit.Pending(id: row[0], nextFireDate: Date(millisecondsSince1970: row[1]), sequence: row[2])
-            }
-            let replaced = pending.contains { $0.id == notification.id }
-            let incoming = NotificationLimit.Pending(id: notification.id, nextFireDate: notification.nextFireDate,
-                                                     sequence: Int64.max)
-            let evicted = try NotificationLimit.admit(incoming, into: pending, policy: policy)
-            for id in evicted {
-                try db.cachedStatement(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ? AND id = ?")
-                    .execute(arguments: [notification.appID, notification.deviceID, id])
-            }
-            if evicted.contains(notification.id) {
-                return ScheduleResult(armed: nil, replaced: replaced, evicted: evicted)
-            }
-            let nextFireAt = notification.nextFireDate.millisecondsSince1970
-            let key = try Int64.fetchOne(db.cachedStatement(sql: """
-                INSERT INTO notification (app_id, device_id, id, fire_date, time_zone, repeat_unit, repeat_every,
-                    repeat_count, repeat_until, content, next_index, next_fire_at, revision, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
-                ON CONFLICT(app_id, device_id, id) DO UPDATE SET fire_date = excluded.fire_date,
-                    time_zone = excluded.time_zone, repeat_unit = excluded.repeat_unit,
-                    repeat_every = excluded.repeat_every, repeat_count = excluded.repeat_count,
-                    repeat_until = excluded.repeat_until, content = excluded.content,
-                    next_index = excluded.next_index, next_fire_at = excluded.next_fire_at,
-                    revision = notification.revision + 1, generation = notification.generation + 1,
-                    created_at = excluded.created_at
-                RETURNING key
-                """), arguments: StatementArguments([notification.appID, notification.deviceID, notification.id]
-                                    + Self.scheduleArguments(notification)
-                                    + [String(decoding: content, as: UTF8.self), notification.nextIndex, nextFireAt,
-                                       nowMilliseconds]))!
-            return ScheduleResult(armed: TimerEntry(fireAt: nextFireAt, key: key), replaced: replaced, evicted: evicted)
-        }
-    }
-
     public func notifications(appID: String, deviceID: String) async throws -> [LocalNotification] {
         try await connections.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """

@@ -7,7 +7,7 @@ import HeraldCore
 ///
 /// Every method is one logical change in one transaction, and every method that returns has
 /// committed: nothing it accepted can be lost to a crash of the process.
-public typealias HeraldStore = DeviceStore & SchedulerStore & DeliveryStore & HookStore & OutboxStore & RetentionStore
+public typealias HeraldStore = DeviceStore & ScheduleStore & SchedulerStore & DeliveryStore & HookStore & OutboxStore & RetentionStore
     & StatusStore & ListingStore
 
 /// Apps, devices, their notifications and lifecycle, as the HTTP API manages them.
@@ -41,9 +41,6 @@ public protocol DeviceStore: Sendable {
     /// broadcasts follow every rule of a device's notifications.
     func channels(appID: String) async throws -> [BroadcastChannel]
 
-    /// Stores a notification (replacing one with the same id), applying the app's overflow policy
-    /// against the device's pending notifications. Throws `notificationLimitReached` under `reject`.
-    func schedule(_ notification: LocalNotification, now: Date) async throws -> ScheduleResult
     /// Pending notifications of a device, soonest first.
     func notifications(appID: String, deviceID: String) async throws -> [LocalNotification]
     func notification(appID: String, deviceID: String, id: String) async throws -> LocalNotification?

@@ -181,44 +181,38 @@ func withGuardedHerald<Value: Sendable>(
     defer { TemporaryDirectory.remove(directory) }
     var logger = Logger(label: "herald.guarded-tests")
     logger.logLevel = .critical
-    let sandbox = SandboxGateway(
-        configuration: SandboxConfiguration(host: "127.0.0.1", port: 0, adminHost: "127.0.0.1", adminPort: 0,
-                                            certificatesDirectory: GuardCerts.directory, faults: options.faults),
-        logger: logger)
-    try await sandbox.start()
+    return try await withSandbox(faults: options.faults) { (sandbox: SandboxGateway) async throws -> Value in
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = directory
+        configuration.listenPort = 0
+        if options.keys {
+            configuration.adminKeys = [GuardKeys.admin, GuardKeys.otherAdmin]
+            configuration.appKeys = [.init(app: GuardApps.alarm, key: GuardKeys.alarm),
+                                     .init(app: GuardApps.weather, key: GuardKeys.weather)]
+        }
+        // Generous unless a test is about the limit: the refusal checks read a lot with one key.
+        configuration.ratePerSecond = options.ratePerSecond ?? 100_000
+        configuration.rateBurst = options.rateBurst ?? 100_000
+        if let value = options.requestTimeoutMilliseconds { configuration.requestTimeoutMilliseconds = value }
+        if let value = options.maxBodyBytes { configuration.maxBodyBytes = value }
+        if let value = options.hookToleranceSeconds { configuration.hookToleranceSeconds = value }
+        configuration.feedbackURLs = options.feedbackURLs
+        configuration.metricsKeys = options.metricsKeys
+        configuration.metricsArePublic = options.metricsArePublic
+        configuration.feedbackSecret = options.feedbackSecret
+        if let value = options.feedbackEvents { configuration.feedbackEvents = value }
+        if let value = options.feedbackMaxAttempts { configuration.feedbackMaxAttempts = value }
+        if let value = options.feedbackOutboxLimit { configuration.feedbackOutboxLimit = value }
+        configuration.pushCredentialsDirectory = options.pushCredentialsDirectory
+        configuration.pushAllowedEnvironments = options.pushAllowedEnvironments
+        if options.allowedEnvironmentsIncludeSandbox {
+            configuration.pushAllowedEnvironments = (options.pushAllowedEnvironments ?? []) + ["127.0.0.1:\(sandbox.port)"]
+        }
+        configuration.hookRatePerSecond = options.hookRatePerSecond ?? 100_000
+        configuration.hookRateBurst = options.hookRateBurst ?? 100_000
+        if let value = options.hookMaxTokensPerRequest { configuration.hookMaxTokensPerRequest = value }
 
-    var configuration = ServerConfiguration()
-    configuration.dataDirectory = directory
-    configuration.listenPort = 0
-    if options.keys {
-        configuration.adminKeys = [GuardKeys.admin, GuardKeys.otherAdmin]
-        configuration.appKeys = [.init(app: GuardApps.alarm, key: GuardKeys.alarm),
-                                 .init(app: GuardApps.weather, key: GuardKeys.weather)]
-    }
-    // Generous unless a test is about the limit: the refusal checks read a lot with one key.
-    configuration.ratePerSecond = options.ratePerSecond ?? 100_000
-    configuration.rateBurst = options.rateBurst ?? 100_000
-    if let value = options.requestTimeoutMilliseconds { configuration.requestTimeoutMilliseconds = value }
-    if let value = options.maxBodyBytes { configuration.maxBodyBytes = value }
-    if let value = options.hookToleranceSeconds { configuration.hookToleranceSeconds = value }
-    configuration.feedbackURLs = options.feedbackURLs
-    configuration.metricsKeys = options.metricsKeys
-    configuration.metricsArePublic = options.metricsArePublic
-    configuration.feedbackSecret = options.feedbackSecret
-    if let value = options.feedbackEvents { configuration.feedbackEvents = value }
-    if let value = options.feedbackMaxAttempts { configuration.feedbackMaxAttempts = value }
-    if let value = options.feedbackOutboxLimit { configuration.feedbackOutboxLimit = value }
-    configuration.pushCredentialsDirectory = options.pushCredentialsDirectory
-    configuration.pushAllowedEnvironments = options.pushAllowedEnvironments
-    if options.allowedEnvironmentsIncludeSandbox {
-        configuration.pushAllowedEnvironments = (options.pushAllowedEnvironments ?? []) + ["127.0.0.1:\(sandbox.port)"]
-    }
-    configuration.hookRatePerSecond = options.hookRatePerSecond ?? 100_000
-    configuration.hookRateBurst = options.hookRateBurst ?? 100_000
-    if let value = options.hookMaxTokensPerRequest { configuration.hookMaxTokensPerRequest = value }
-
-    let clock = ManualClock(now: now)
-    do {
+        let clock = ManualClock(now: now)
         let server = try await HeraldServer(configuration: configuration, clock: clock, logger: logger)
         let run: @Sendable (any TestClientProtocol) async throws -> Value = { client in
             try await body(GuardedHerald(server: server, clock: clock, client: client, sandbox: sandbox,
@@ -237,10 +231,6 @@ func withGuardedHerald<Value: Sendable>(
             throw error
         }
         await server.gateway.shutdown()
-        await sandbox.shutdown()
         return value
-    } catch {
-        await sandbox.shutdown()
-        throw error
     }
 }

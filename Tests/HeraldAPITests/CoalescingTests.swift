@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldSandbox
+import HeraldTestSupport
 import Hummingbird
 import Testing
 
@@ -646,26 +647,20 @@ struct CoalescingWakePushTests {
 
     @Test("Events queued for an asleep device that declared remote-notification send a background push (content-available 1, priority 5), at most coalescer.wakePushesPerHour an hour; never for a device without that mode")
     func wakePushThrottled() async throws {
-        let sandbox = SandboxGateway(configuration: SandboxConfiguration(
-            host: "127.0.0.1", port: 0, adminHost: "127.0.0.1", adminPort: 0, certificatesDirectory: repositoryCerts))
-        try await sandbox.start()
-        do {
+        try await withSandbox { sandbox in
             try await withLifecycleHerald { live in
                 let herald = live.herald
                 try await herald.registerApp(push: [
                     "environment": "https://127.0.0.1:\(sandbox.port)",
-                    "caFile": "\(repositoryCerts)/dev-ca.pem",
+                    "caFile": TestCertificates.path("dev-ca.pem"),
                     "auth": ["type": "token", "teamId": "DEVTEAM001", "keyId": "DEVKEY0001",
-                             "keyFile": "\(repositoryCerts)/dev-apns-key.p8"],
+                             "keyFile": TestCertificates.path("dev-apns-key.p8")],
                 ])
                 try await herald.registerDevice(["token": Self.wakeToken, "backgroundModes": ["remote-notification"]])
                 try await herald.registerDevice(["token": Self.otherToken, "backgroundModes": ["fetch"]], device: "no-mode")
 
                 func wakePushes(_ token: String, atLeast count: Int) async throws -> [InboxEntry] {
-                    let deadline = ContinuousClock.now + .seconds(5)
-                    while sandbox.inbox(token: token).count < count, ContinuousClock.now < deadline {
-                        try await Task.sleep(for: .milliseconds(20))
-                    }
+                    _ = await pollUntil(timeout: .seconds(5), interval: .milliseconds(20)) { sandbox.inbox(token: token).count >= count }
                     return sandbox.inbox(token: token)
                 }
 
@@ -698,26 +693,19 @@ struct CoalescingWakePushTests {
                 try await Task.sleep(for: .milliseconds(400))
                 #expect(sandbox.inbox(token: Self.otherToken).isEmpty)
             }
-        } catch {
-            await sandbox.shutdown()
-            throw error
         }
-        await sandbox.shutdown()
     }
 
     @Test("No wake push when the queued events add up to no change (nothing waits)")
     func noWakePushWithoutBacklog() async throws {
-        let sandbox = SandboxGateway(configuration: SandboxConfiguration(
-            host: "127.0.0.1", port: 0, adminHost: "127.0.0.1", adminPort: 0, certificatesDirectory: repositoryCerts))
-        try await sandbox.start()
-        do {
+        try await withSandbox { sandbox in
             try await withLifecycleHerald { live in
                 let herald = live.herald
                 try await herald.registerApp(push: [
                     "environment": "https://127.0.0.1:\(sandbox.port)",
-                    "caFile": "\(repositoryCerts)/dev-ca.pem",
+                    "caFile": TestCertificates.path("dev-ca.pem"),
                     "auth": ["type": "token", "teamId": "DEVTEAM001", "keyId": "DEVKEY0001",
-                             "keyFile": "\(repositoryCerts)/dev-apns-key.p8"],
+                             "keyFile": TestCertificates.path("dev-apns-key.p8")],
                 ])
                 try await herald.registerDevice(["token": Self.wakeToken, "backgroundModes": ["remote-notification"]])
                 let answer = try await herald.report([event("accessory", key: "dock", "connected"),
@@ -726,11 +714,7 @@ struct CoalescingWakePushTests {
                 try await Task.sleep(for: .milliseconds(400))
                 #expect(sandbox.inbox(token: Self.wakeToken).isEmpty)
             }
-        } catch {
-            await sandbox.shutdown()
-            throw error
         }
-        await sandbox.shutdown()
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldScheduler
+import HeraldTestSupport
 import Hummingbird
 import Testing
 
@@ -295,11 +296,10 @@ struct HealthTests {
             try await herald.schedule(notification(id: "tick", fireDate: "2026-11-01T00:01:00Z"))
             herald.clock.advance(to: Moment.instant("2026-11-01T00:01:00Z"))
             // The engine's own timer fires it; wait for it, bounded.
-            var deliveries: [JSONValue] = []
-            for _ in 0..<200 where deliveries.isEmpty {
-                deliveries = try await herald.deliveries()
-                if deliveries.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-            }
+            let deliveries = try await eventually(timeout: .seconds(2), interval: .milliseconds(10)) { () -> [JSONValue]? in
+                let deliveries = try await herald.deliveries()
+                return deliveries.isEmpty ? nil : deliveries
+            } ?? []
             #expect(deliveries.map(\.["occurrenceId"].string) == ["tick#0"])
             #expect(deliveries.first?["late"].bool == false)
         }

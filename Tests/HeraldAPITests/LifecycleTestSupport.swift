@@ -240,19 +240,14 @@ extension Herald {
     /// Polls the device's state until it is `state` (at most `timeout`); returns the last one seen.
     func waitForState(_ state: String, timeout: Duration = .seconds(3), app: String = Fixture.app,
                       device: String = Fixture.device) async throws -> String? {
-        let deadline = ContinuousClock.now + timeout
-        var seen = try await deviceState(app: app, device: device)
-        while seen != state, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        var seen: String?
+        _ = try await pollUntil(timeout: timeout, interval: .milliseconds(20)) {
             seen = try await deviceState(app: app, device: device)
+            return seen == state
         }
         return seen
     }
 }
-
-/// The path to the repository's `Certs/` directory.
-let repositoryCerts: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Certs").path
 
 // MARK: - The shared SSE client, read as JSONValue
 

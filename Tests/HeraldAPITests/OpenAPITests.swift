@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import Hummingbird
 import Testing
 
@@ -20,8 +21,7 @@ struct OpenAPITests {
 
     @Test("/openapi.yaml serves Sources/HeraldAPI/openapi.yaml, the file the package ships, byte for byte")
     func documentIsTheShippedFile() async throws {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/HeraldAPI/openapi.yaml")
+        let file = Repository.url("Sources/HeraldAPI/openapi.yaml")
         let source = try String(contentsOf: file, encoding: .utf8)
         try await withHerald { herald in
             let reply = try await herald.api.get("/openapi.yaml")

@@ -51,9 +51,7 @@ enum HeraldBinary {
             directories.append(URL(fileURLWithPath: bundle.bundlePath).deletingLastPathComponent())
         }
         // Source-relative fallback: <package>/.build/debug/herald.
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        directories.append(package.appendingPathComponent(".build/debug"))
+        directories.append(Repository.url(".build/debug"))
         for directory in directories {
             let candidate = directory.appendingPathComponent("herald").path
             var isDirectory: ObjCBool = false
@@ -124,11 +122,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the process to end; returns its exit status, or nil if it outlived `timeout`.
     func waitForExit(timeout: Duration) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else { return nil }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        guard await pollUntil(timeout: timeout, interval: .milliseconds(10), { !process.isRunning }) else { return nil }
         return process.terminationStatus
     }
 

@@ -47,11 +47,10 @@ enum LifecycleTarget {
 
     /// Polls the device's state until it is `state` (at most `timeout`); returns the last one seen.
     static func waitForState(_ state: String, timeout: Duration, _ server: ServerProcess) async throws -> String? {
-        let deadline = ContinuousClock.now + timeout
-        var seen = try await self.state(server)
-        while seen != state, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(25))
+        var seen: String?
+        _ = try await pollUntil(timeout: timeout, interval: .milliseconds(25)) {
             seen = try await self.state(server)
+            return seen == state
         }
         return seen
     }

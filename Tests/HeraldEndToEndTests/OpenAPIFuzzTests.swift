@@ -7,10 +7,6 @@ import Darwin
 #endif
 import Testing
 
-/// The repository root: this file is <root>/Tests/HeraldEndToEndTests/OpenAPIFuzzTests.swift.
-private let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
 @Suite("OpenAPI fuzzing")
 struct OpenAPIFuzzTests {
     /// scripts/api-fuzz/run.sh bounds schemathesis itself; this only catches a script that hangs.
@@ -19,7 +15,7 @@ struct OpenAPIFuzzTests {
     @Test("the API survives schemathesis: no 5xx, documented shapes, refusals change nothing stored")
     func schemathesis() async throws {
         let binary = try HeraldBinary.require()
-        let script = repositoryRoot.appendingPathComponent("scripts/api-fuzz/run.sh")
+        let script = Repository.url("scripts/api-fuzz/run.sh")
         #expect(FileManager.default.fileExists(atPath: script.path), "missing \(script.path)")
         try await withScratch { scratch in
             // A file, not a pipe: schemathesis' report is long and a full pipe would block it.
@@ -40,10 +36,7 @@ struct OpenAPIFuzzTests {
             process.standardError = output
             try process.run()
 
-            let end = ContinuousClock.now + Self.deadline
-            while process.isRunning, ContinuousClock.now < end {
-                try await Task.sleep(for: .milliseconds(250))
-            }
+            _ = await pollUntil(timeout: Self.deadline, interval: .milliseconds(250)) { !process.isRunning }
             if process.isRunning {
                 // TERM lets the script's trap stop the server it started; KILL if it will not go.
                 _ = kill(process.processIdentifier, SIGTERM)

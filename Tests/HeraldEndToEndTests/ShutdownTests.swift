@@ -44,12 +44,10 @@ struct ShutdownTests {
                 let again = try await ServerProcess.start(arguments: arguments, environment: environment, in: scratch)
                 defer { Task { await again.stop() } }
                 let restarted = "\(again.baseURL)/v1/apps/\(LifecycleTarget.app)/devices/\(LifecycleTarget.device)"
-                let deadline = ContinuousClock.now + .seconds(15)
-                var fired: [JSONObject] = []
-                while fired.isEmpty, ContinuousClock.now < deadline {
-                    fired = try await http("GET", "\(restarted)/deliveries").json.objects("deliveries")
-                    try await Task.sleep(for: .milliseconds(100))
-                }
+                let fired = try await eventually(timeout: .seconds(15), interval: .milliseconds(100)) { () -> [JSONObject]? in
+                    let fired = try await http("GET", "\(restarted)/deliveries").json.objects("deliveries")
+                    return fired.isEmpty ? nil : fired
+                } ?? []
                 #expect(fired.map { $0.string("notificationId") } == ["after-restart"], "round \(round)")
                 await again.stop()
             }

@@ -14,8 +14,7 @@ import Testing
 
 private enum BrowserScenario {
     /// The repository, from this file's path.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = Repository.root
     static let runner = root.appendingPathComponent("scripts/browser/run.sh").path
     static let statusPages = root.appendingPathComponent("scripts/browser/status-pages.json").path
     static let outboxRetry = root.appendingPathComponent("scripts/browser/outbox-retry.json").path
@@ -36,18 +35,14 @@ private enum BrowserScenario {
         func output() -> (String, String) {
             ((try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "", (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
         }
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                // TERM lets the driver close Chromium and remove its profile; KILL if it does not.
-                kill(process.processIdentifier, SIGTERM)
-                let grace = ContinuousClock.now + .seconds(10)
-                while process.isRunning, ContinuousClock.now < grace { try? await Task.sleep(for: .milliseconds(50)) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                let (stdout, stderr) = output()
-                throw EndToEndFailure("the browser scenario did not finish within \(timeout)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)")
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        let finished = await pollUntil(timeout: timeout, interval: .milliseconds(50)) { !process.isRunning }
+        guard finished else {
+            // TERM lets the driver close Chromium and remove its profile; KILL if it does not.
+            kill(process.processIdentifier, SIGTERM)
+            _ = await pollUntil(timeout: .seconds(10), interval: .milliseconds(50)) { !process.isRunning }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            let (stdout, stderr) = output()
+            throw EndToEndFailure("the browser scenario did not finish within \(timeout)\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)")
         }
         let (stdout, stderr) = output()
         return CommandResult(status: process.terminationStatus, stdout: stdout, stderr: stderr)

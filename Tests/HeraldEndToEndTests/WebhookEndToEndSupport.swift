@@ -253,19 +253,19 @@ final class FeedbackListener: @unchecked Sendable {
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        let listening = try await eventually(timeout: .seconds(10), interval: .milliseconds(20)) { () throws -> Int? in
             let output = (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? ""
             if let line = output.split(separator: "\n").first(where: { $0.hasPrefix("listening ") }),
                let bound = Int(line.dropFirst("listening ".count)) {
-                return FeedbackListener(port: bound, logURL: logURL, process: process)
+                return bound
             }
             if !process.isRunning {
                 let errors = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
                 throw EndToEndFailure("the feedback receiver exited: \(errors)")
             }
-            try await Task.sleep(for: .milliseconds(20))
+            return nil
         }
+        if let listening { return FeedbackListener(port: listening, logURL: logURL, process: process) }
         kill(process.processIdentifier, SIGKILL)
         throw EndToEndFailure("the feedback receiver did not start within 10 s")
     }
@@ -287,10 +287,7 @@ final class FeedbackListener: @unchecked Sendable {
     func stop() async {
         guard child.isRunning else { return }
         kill(child.processIdentifier, SIGKILL)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while child.isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await pollUntil(timeout: .seconds(5), interval: .milliseconds(10)) { !child.isRunning }
     }
 }
 

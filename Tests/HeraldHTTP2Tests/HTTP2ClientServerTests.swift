@@ -1,5 +1,6 @@
 import Foundation
 import HeraldHTTP2
+import HeraldTestSupport
 import Synchronization
 import Testing
 
@@ -69,10 +70,7 @@ struct HTTP2ClientServerTests {
             #expect(tally.peak.load(ordering: .relaxed) == 1)
 
             _ = try await client.send(get("/raise"), timeout: .seconds(5))
-            let deadline = ContinuousClock.now + .seconds(5)
-            while client.maxConcurrentStreams != 50, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            _ = await pollUntil(timeout: .seconds(5), interval: .milliseconds(10)) { client.maxConcurrentStreams == 50 }
             #expect(client.maxConcurrentStreams == 50)
             tally.peak.store(0, ordering: .relaxed)
             try await burst(client, count: 40)
@@ -351,8 +349,7 @@ struct HTTP2ClientServerTests {
         let error = await hanging
         #expect(error is HTTP2Error, "\(String(describing: error))")
         #expect(ContinuousClock.now - started < .seconds(2))
-        let deadline = ContinuousClock.now + .seconds(2)
-        while client.isUsable, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await pollUntil(timeout: .seconds(2), interval: .milliseconds(10)) { !client.isUsable }
         #expect(!client.isUsable)
         let refused = await captureError { _ = try await connect(server) }
         #expect(refused != nil, "nothing listens after shutdown")

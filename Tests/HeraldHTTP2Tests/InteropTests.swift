@@ -9,7 +9,7 @@ struct InteropTests {
     /// Starts nghttpd on a free port with the dev certificate; nil (the test failed) if it did not start.
     private func startNghttpd(docroot: String, extra: [String] = []) async throws -> (ExternalProcess, Int)? {
         let nghttpd = try requireExecutable("nghttpd", debianPackage: "nghttp2-server")
-        let port = freePort()
+        let port = try unusedLoopbackPort()
         let process = try ExternalProcess(nghttpd, ["--address=127.0.0.1", "-d", docroot, "--echo-upload"] + extra +
                                           ["\(port)", Certs.path("sandbox-server.key"), Certs.path("sandbox-server.pem")])
         guard await waitForPort(port) else {

@@ -81,7 +81,7 @@ struct TLSFailureTests {
     @Test("openssl s_server offering only http/1.1 fails with alpnNotNegotiated")
     func opensslServerWithoutH2() async throws {
         let openssl = try requireExecutable("openssl", debianPackage: "openssl")
-        let port = freePort()
+        let port = try unusedLoopbackPort()
         let server = try ExternalProcess(openssl, ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", Certs.path("sandbox-server.pem"),
                                                    "-key", Certs.path("sandbox-server.key"), "-alpn", "http/1.1", "-www", "-quiet"])
         defer { server.stop() }
@@ -96,7 +96,7 @@ struct TLSFailureTests {
 
     @Test("nothing listening gives connectFailed")
     func connectionRefused() async throws {
-        let port = freePort()
+        let port = try unusedLoopbackPort()
         let error = await captureError {
             _ = try await HTTP2ClientConnection.connect(host: "127.0.0.1", port: port, tls: Certs.clientTLS, timeout: .seconds(5))
         }

@@ -101,12 +101,8 @@ struct PostgresClaimTests {
         #expect(claim.fired.map(\.occurrence.id) == ["tick#0"])
         let next = at.addingTimeInterval(60).millisecondsSince1970
         #expect(claim.armed.map(\.fireAt) == [next])
-        var got: [Int64] = []
-        for _ in 0..<100 {
-            got = heard.withLock { $0 }
-            if got.contains(next) { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await pollUntil(timeout: .seconds(1), interval: .milliseconds(10)) { heard.withLock { $0 }.contains(next) }
+        let got = heard.withLock { $0 }
         #expect(got == [next])
         listener.cancel()
         _ = await listener.result

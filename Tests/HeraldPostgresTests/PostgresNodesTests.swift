@@ -188,12 +188,8 @@ struct PostgresNodesTests {
                 _ = try await stores[0].schedule(Self.fixtures.oneShot("x", device: "ghost", at: 5), now: Self.start)
             }
             let expected = notification.nextFireDate.millisecondsSince1970
-            var got: [Int64] = []
-            for _ in 0..<100 {
-                got = heard.withLock { $0 }
-                if got.contains(expected) { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            _ = await pollUntil(timeout: .seconds(1), interval: .milliseconds(10)) { heard.withLock { $0 }.contains(expected) }
+            let got = heard.withLock { $0 }
             #expect(got == [expected], "round \(round): heard \(got)")
         }
         listener.cancel()

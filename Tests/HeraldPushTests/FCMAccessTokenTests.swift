@@ -12,10 +12,10 @@ import Testing
 // by every app on that account."
 
 /// FCM settings for the dev service account, its token endpoint and FCM the sandbox's.
-private func settings(_ sandbox: Sandbox) throws -> FCMSettings {
+private func settings(_ sandbox: SandboxGateway) throws -> FCMSettings {
     var account = try FCMSettings.ServiceAccount.parse(
         try Data(contentsOf: URL(fileURLWithPath: TestCertificates.path("dev-fcm-service-account.json"))))
-    let origin = "https://127.0.0.1:\(sandbox.gateway.port)"
+    let origin = "https://127.0.0.1:\(sandbox.port)"
     account.tokenURI = origin + "/token"
     return FCMSettings(serviceAccount: .content(account), endpoint: origin, caFile: TestCertificates.path("dev-ca.pem"))
 }
@@ -54,7 +54,7 @@ struct FCMAccessTokenTests {
             let client = try FCMClient(appID: "com.example.one", settings: try settings(sandbox), tokenSources: sources, loops: loops)
             #expect(await client.send([try message(to: "warm")], timeout: .seconds(10)).allSatisfy { $0.succeeded })
             let before = try await client.accessToken()
-            sandbox.gateway.revokeFCMAccessTokens()
+            sandbox.revokeFCMAccessTokens()
             let outcomes = await client.send(try (0..<50).map { try message(to: "after-\($0)") }, timeout: .seconds(10))
             #expect(outcomes.allSatisfy { $0.succeeded }, "\(outcomes.filter { !$0.succeeded }.map(\.status))")
             #expect(sources.fetched == 2, "fifty 401s renewed the token once")

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldPush
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 
 @Suite("Push doctor")

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldPush
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 
 @Suite("Requests: POST /3/device/<token> with the APNs headers, over HTTP/2 and TLS")

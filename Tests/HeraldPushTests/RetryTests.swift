@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldPush
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 
 @Suite("Retries: 429 and 5xx are retried with capped exponential backoff and jitter; 4xx never")
@@ -31,7 +32,7 @@ struct RetryTests {
                 let start = ContinuousClock.now
                 let sending = Task { await gateway.send([push], app: app) }
                 // Lift the fault ~300 ms in, once the sandbox has refused the push at least once.
-                #expect(await eventually { sandbox.refusals(token) >= 1 })
+                #expect(await pollUntil(interval: .milliseconds(5)) { sandbox.refusals(token) >= 1 })
                 try await Task.sleep(until: start + .milliseconds(300))
                 #expect(sandbox.inbox(token).isEmpty, "nothing is accepted while the fault holds")
                 sandbox.faults = SandboxFaults()

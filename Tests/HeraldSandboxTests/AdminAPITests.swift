@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 
 @Suite("Admin API")

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCrypto
 import HeraldHTTP2
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 
 @Suite("Provider tokens and client certificates")

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldHTTP2
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 
 @Suite("Fault injection")
@@ -89,7 +90,7 @@ struct FaultInjectionTests {
                 let response = try await client.send(TestPush(authorization: bearer, body: alertBody(title: "n\(index)")))
                 #expect(response.status == 200, "stream \(index) is answered")
             }
-            #expect(await eventually { !client.isUsable }, "the connection is retired after GOAWAY")
+            #expect(await pollUntil(interval: .milliseconds(10)) { !client.isUsable }, "the connection is retired after GOAWAY")
             await #expect(throws: HTTP2Error.self) {
                 _ = try await client.send(TestPush(authorization: bearer))
             }

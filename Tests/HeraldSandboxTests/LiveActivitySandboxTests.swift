@@ -3,7 +3,6 @@ import HeraldCore
 import HeraldHTTP2
 import HeraldSandbox
 import HeraldTestSupport
-import Logging
 import Testing
 
 private let bundleID = "com.example.herald"
@@ -284,14 +283,7 @@ struct LiveActivitySandboxTests {
 
     @Test("an app at its channel limit is answered 429 TooManyRequests")
     func channelLimit() async throws {
-        var logger = Logger(label: "herald.sandbox.test")
-        logger.logLevel = .warning
-        var configuration = SandboxConfiguration(host: "127.0.0.1", port: 0, adminHost: "127.0.0.1", adminPort: 0,
-                                                 certificatesDirectory: Certs.directory)
-        configuration.maximumChannelsPerApp = 2
-        let sandbox = SandboxGateway(configuration: configuration, logger: logger)
-        try await sandbox.start()
-        do {
+        try await withSandbox(maximumChannelsPerApp: 2) { sandbox in
             let client = try await connect(sandbox)
             defer { client.close() }
             let bearer = try TestKeys.bearer()
@@ -304,11 +296,7 @@ struct LiveActivitySandboxTests {
             let otherApp = try await client.send(management("POST", "/1/apps/com.example.other/channels", authorization: bearer,
                                                             body: #"{"message-storage-policy":0,"push-type":"LiveActivity"}"#))
             #expect(otherApp.status == 201, "the limit is per app")
-        } catch {
-            await sandbox.shutdown()
-            throw error
         }
-        await sandbox.shutdown()
     }
 
     @Test("a broadcast to a created channel is answered 200 with its apns-id and listed on the channel")

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldHTTP2
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 
 /// One rule broken on an otherwise valid request.

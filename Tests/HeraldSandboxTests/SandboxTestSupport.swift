@@ -3,7 +3,6 @@ import HeraldCrypto
 import HeraldHTTP2
 import HeraldSandbox
 import HeraldTestSupport
-import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -67,24 +66,6 @@ struct TestPush {
     }
 }
 
-/// Starts a sandbox on ephemeral ports, runs `body`, and always shuts it down.
-func withSandbox<T>(faults: SandboxFaults = SandboxFaults(), _ body: (SandboxGateway) async throws -> T) async throws -> T {
-    var logger = Logger(label: "herald.sandbox.test")
-    logger.logLevel = .warning
-    let configuration = SandboxConfiguration(host: "127.0.0.1", port: 0, adminHost: "127.0.0.1", adminPort: 0,
-                                             certificatesDirectory: Certs.directory, faults: faults)
-    let gateway = SandboxGateway(configuration: configuration, logger: logger)
-    try await gateway.start()
-    do {
-        let result = try await body(gateway)
-        await gateway.shutdown()
-        return result
-    } catch {
-        await gateway.shutdown()
-        throw error
-    }
-}
-
 /// A client connection that trusts the dev CA; with `clientCertificate`, it authenticates as
 /// `dev-client.pem` (certificate auth).
 func connect(_ gateway: SandboxGateway, clientCertificate: Bool = false) async throws -> HTTP2ClientConnection {
@@ -107,16 +88,6 @@ extension HTTP2Response {
     }
 
     var reason: String? { json["reason"] as? String }
-}
-
-/// Polls `condition` for up to `timeout`; SETTINGS and GOAWAY arrive asynchronously.
-func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return true
 }
 
 /// A tiny HTTP/1.1 client for the admin API.

@@ -1,5 +1,6 @@
 import HeraldHTTP2
 import HeraldSandbox
+import HeraldTestSupport
 import Testing
 
 @Suite("MAX_CONCURRENT_STREAMS as APNs advertises it")
@@ -18,7 +19,7 @@ struct StreamLimitTests {
 
             let accepted = try await client.send(TestPush(authorization: try TestKeys.bearer()))
             #expect(accepted.status == 200)
-            #expect(await eventually { client.maxConcurrentStreams == 1000 })
+            #expect(await pollUntil(interval: .milliseconds(10)) { client.maxConcurrentStreams == 1000 })
 
             let second = try await connect(sandbox)
             defer { second.close() }
@@ -33,7 +34,7 @@ struct StreamLimitTests {
             defer { client.close() }
             let bearer = try TestKeys.bearer()
             #expect(try await client.send(TestPush(authorization: bearer)).status == 200)
-            #expect(await eventually { client.maxConcurrentStreams == 1000 })
+            #expect(await pollUntil(interval: .milliseconds(10)) { client.maxConcurrentStreams == 1000 })
             let clock = ContinuousClock()
             let elapsed = try await clock.measure {
                 try await withThrowingTaskGroup(of: Int.self) { group in

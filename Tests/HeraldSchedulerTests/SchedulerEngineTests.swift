@@ -199,10 +199,10 @@ struct SchedulerEngineTests {
         defer { running.cancel() }
         try await fixture.schedule("sooner", in: 5)
         fixture.advance(to: 5)
-        try await waitUntil { fixture.channel.occurrences.count == 1 }
+        #expect(await pollUntil(interval: .milliseconds(5)) { fixture.channel.occurrences.count == 1 })
         #expect(fixture.channel.occurrences.map(\.notificationID) == ["sooner"])
         fixture.advance(to: 100)
-        try await waitUntil { fixture.channel.occurrences.count == 2 }
+        #expect(await pollUntil(interval: .milliseconds(5)) { fixture.channel.occurrences.count == 2 })
         #expect(fixture.channel.occurrences.map(\.notificationID) == ["sooner", "later"])
     }
 
@@ -232,17 +232,5 @@ struct SchedulerEngineTests {
         #expect(delivery.outcome == "recorded")
         #expect(try await fixture.deliveries().map(\.occurrenceID) == ["now#0"])
         #expect(try await fixture.pending().isEmpty)
-    }
-}
-
-/// Waits, up to five seconds, for a condition the engine makes true in the background.
-func waitUntil(_ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(5)
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 5 s")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(5))
     }
 }

@@ -127,6 +127,70 @@ struct StoreContractTests {
         }
     }
 
+    @Test("keepSoonest: 200 parallel schedules on one device keep the 128 soonest, and each of the other 72 is evicted once, with its feedback (5 rounds)",
+          arguments: StoreBackend.all)
+    func keepSoonestUnderConcurrency(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            for round in 1...5 {
+                let subject = try await host.makeStore()
+                let store = subject.store
+                _ = try await store.saveApp(App(id: app, overflow: .keepSoonest))
+                _ = try await store.saveDevice(Device(appID: app, id: "d0", timeZone: "UTC"), now: start)
+                let evicted = try await withThrowingTaskGroup(of: [String].self) { group in
+                    for index in 0..<200 {
+                        group.addTask {
+                            try await store.schedule(fixtures.oneShot("n\(index)", at: 60 + Double(index)), now: start).evicted
+                        }
+                    }
+                    return try await group.reduce(into: [String]()) { $0 += $1 }
+                }
+                let pending = Set(try await store.notifications(appID: app, deviceID: "d0").map(\.id))
+                #expect(pending == Set((0..<128).map { "n\($0)" }), "round \(round)")
+                #expect(evicted.sorted() == (128..<200).map { "n\($0)" }.sorted(), "round \(round): \(evicted.count) evicted")
+                _ = try await store.fanOutFeedback(receivers: [(url: "http://receiver", types: ["notification.evicted"])],
+                                                   limit: 1_000, now: start) { _, event in
+                    if case .string(let id)? = event.payload["notificationId"] { return id }
+                    return ""
+                }
+                let feedback = try await store.outboxMessages(state: nil, limit: 1_000).map(\.body)
+                #expect(feedback.sorted() == evicted.sorted(), "round \(round)")
+                await subject.close()
+            }
+        }
+    }
+
+    @Test("A schedule whose decision refuses writes nothing: the device's snapshot is as it was", arguments: StoreBackend.all)
+    func refusedDecisionWritesNothing(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            let subject = try await prepare(host)
+            let store = subject.store
+            _ = try await store.schedule(fixtures.oneShot("first", at: 60), now: start)
+            let before = try await store.scheduleSnapshot(appID: app, deviceID: "d0")
+            struct Refused: Error {}
+            await #expect(throws: Refused.self) {
+                _ = try await store.schedule(appID: app, deviceID: "d0") { _ in throw Refused() }
+            }
+            let after = try await store.scheduleSnapshot(appID: app, deviceID: "d0")
+            #expect(after.version == before.version)
+            #expect(after.pending == before.pending)
+            await subject.close()
+        }
+    }
+
+    @Test("A schedule snapshot names what is missing: the app, or the device", arguments: StoreBackend.all)
+    func snapshotNamesWhatIsMissing(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            let subject = try await prepare(host)
+            await #expect(throws: HeraldError.appNotFound("nope")) {
+                _ = try await subject.store.scheduleSnapshot(appID: "nope", deviceID: "d0")
+            }
+            await #expect(throws: HeraldError.deviceNotFound(appID: app, deviceID: "nope")) {
+                _ = try await subject.store.scheduleSnapshot(appID: app, deviceID: "nope")
+            }
+            await subject.close()
+        }
+    }
+
     @Test("Activities registered at once on one device all stay, and a device PUT keeps them (10 rounds of 20)",
           arguments: StoreBackend.all)
     func activitiesRegisteredAtOnceAllStay(backend: StoreBackend) async throws {

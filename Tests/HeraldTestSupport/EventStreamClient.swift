@@ -66,12 +66,9 @@ public final class EventStreamClient: NSObject, URLSessionDataDelegate, @uncheck
 
     /// Waits (at most `timeout`) until `condition` holds for the frames received; returns whether it did.
     public func waitUntil(timeout: Duration = .seconds(5), _ condition: ([Frame]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if condition(frames) { return true }
-            if ContinuousClock.now >= deadline || hasEnded { return condition(frames) }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        // A stream that ended receives nothing more: stop waiting then.
+        _ = await pollUntil(timeout: timeout, interval: .milliseconds(10)) { condition(frames) || hasEnded }
+        return condition(frames)
     }
 
     /// Waits until at least `count` event frames arrived; returns the events received.

@@ -9,7 +9,9 @@ public struct FreePortError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A port nothing listens on right now: bound on loopback, read back, and closed.
+/// A port nothing listens on right now: bound on loopback, read back, and closed. For servers
+/// that cannot bind port 0 and report the port back (nghttpd, openssl s_server, a server started
+/// again on the same port), and for a port where nothing listens; every suite takes it from here.
 public func unusedLoopbackPort() throws -> Int {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw FreePortError("socket() failed") }

@@ -8,6 +8,8 @@ import Hummingbird
 struct APIServices: Sendable {
     var store: any DeviceStore & ListingStore
     var engine: SchedulerEngine
+    /// The schedule use case, arming `engine`.
+    var scheduling: Scheduling
     var clock: any SchedulerClock
     var body: JSONBody
 
@@ -30,9 +32,13 @@ struct APIServices: Sendable {
         _ = try await existingApp(app)
         guard let audience = try await store.device(appID: app, id: BroadcastChannel.audienceID(name: name)),
               audience.broadcastChannel != nil else {
-            throw HeraldError.notFound("channelNotFound", "channel '\(name)' of app '\(app)' does not exist")
+            throw Self.channelNotFound(app: app, name: name)
         }
         return audience
+    }
+
+    static func channelNotFound(app: String, name: String) -> HeraldError {
+        HeraldError.notFound("channelNotFound", "channel '\(name)' of app '\(app)' does not exist")
     }
 }
 

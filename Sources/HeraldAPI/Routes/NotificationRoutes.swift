@@ -14,8 +14,8 @@ struct NotificationRoutes {
 
     func register(on router: Router<HeraldRequestContext>) {
         let base = "/v1/apps/:app/devices/:device"
-        register(on: router, base: base, audience: device)
-        register(on: router, base: "/v1/apps/:app/channels/:name", audience: channel)
+        register(on: router, base: base, audience: device, scheduling: .device)
+        register(on: router, base: "/v1/apps/:app/channels/:name", audience: channel, scheduling: .channel)
 
         router.post("\(base)/present") { request, context in
             let device = try await device(context)
@@ -33,9 +33,10 @@ struct NotificationRoutes {
     /// The notification and delivery routes under `base`, for the audience it names: a device,
     /// or a broadcast channel's audience (whose notifications are its broadcasts).
     private func register(on router: Router<HeraldRequestContext>, base: String,
-                          audience device: @escaping @Sendable (HeraldRequestContext) async throws -> Device) {
+                          audience device: @escaping @Sendable (HeraldRequestContext) async throws -> Device,
+                          scheduling audience: Audience) {
         router.post("\(base)/notifications") { request, context in
-            try await idempotency.run(request, context: context) { try await schedule($0, context: context, audience: device) }
+            try await idempotency.run(request, context: context) { try await schedule($0, context: context, audience: audience) }
         }
 
         router.get("\(base)/notifications") { request, context in
@@ -96,39 +97,76 @@ struct NotificationRoutes {
         }
     }
 
-    /// `POST .../notifications`: schedules (or replaces) one notification on the audience.
-    private func schedule(_ request: Request, context: HeraldRequestContext,
-                          audience device: @Sendable (HeraldRequestContext) async throws -> Device) async throws -> Response {
-        let device = try await device(context)
+    /// `POST .../notifications`: schedules (or replaces) one notification on the audience, through
+    /// the schedule use case (``Scheduling``), which reads the device it is built for.
+    private func schedule(_ request: Request, context: HeraldRequestContext, audience: Audience) async throws -> Response {
+        let (appID, deviceID) = try audience.address(context)
         let body = try await services.body.decode(NotificationBody.self, from: request)
         let id = try body.notificationID()
-        let deviceZone = try DeviceRules.timeZone(device.timeZone)
-        let schedule = try body.schedule(deviceTimeZone: deviceZone)
-        let content = device.broadcastChannel == nil
-            ? try body.content(for: device.platform, notificationID: id) : try body.broadcastContent(notificationID: id)
-        if let liveActivity = content.liveActivity {
-            try liveActivity.checkReachable(on: device, push: try await services.existingApp(device.appID).push)
-        }
         let now = services.clock.now()
-        let next = try schedule.firstOccurrence(after: now, deviceTimeZone: deviceZone)
-        let notification = LocalNotification(appID: device.appID, deviceID: device.id, id: id,
-                                             fireDate: schedule.fireDate, timeZone: schedule.timeZone,
-                                             repeatRule: schedule.repeatRule, content: content,
-                                             nextIndex: next.index, nextFireDate: next.date)
-        let result = try await services.store.schedule(notification, now: now)
-        if let armed = result.armed { await services.engine.arm([armed]) }
-        if !result.evicted.isEmpty {
-            try await services.store.recordFeedback(result.evicted.map { evicted in
-                FeedbackEvent(type: "notification.evicted", appID: device.appID,
-                              payload: ["app": .string(device.appID), "device": .string(device.id),
-                                        "notificationId": .string(evicted), "reason": .string("keepSoonest")],
-                              createdAt: now)
-            })
+        let scheduled = try await audience.translatingNotFound(appID: appID, deviceID: deviceID) {
+            try await services.scheduling.schedule(appID: appID, deviceID: deviceID, now: now) { snapshot in
+                let device = snapshot.device
+                try audience.check(device)
+                let deviceZone = try DeviceRules.timeZone(device.timeZone)
+                let schedule = try body.schedule(deviceTimeZone: deviceZone)
+                let content = device.broadcastChannel == nil
+                    ? try body.content(for: device.platform, notificationID: id) : try body.broadcastContent(notificationID: id)
+                if let liveActivity = content.liveActivity {
+                    try liveActivity.checkReachable(on: device, push: snapshot.app.push)
+                }
+                let next = try schedule.firstOccurrence(after: now, deviceTimeZone: deviceZone)
+                return LocalNotification(appID: device.appID, deviceID: device.id, id: id,
+                                         fireDate: schedule.fireDate, timeZone: schedule.timeZone,
+                                         repeatRule: schedule.repeatRule, content: content,
+                                         nextIndex: next.index, nextFireDate: next.date)
+            }
         }
-        let resource = ScheduledResource(notification: result.armed == nil ? nil : NotificationResource(notification),
+        let result = scheduled.result
+        let resource = ScheduledResource(notification: result.armed == nil ? nil : NotificationResource(scheduled.notification),
                                          stored: result.armed != nil, replaced: result.replaced,
                                          evicted: result.evicted)
         return try Response.json(resource, status: result.armed == nil ? .ok : .created)
+    }
+
+    /// Whose notifications a schedule route stores: a device registered through the API, or a
+    /// broadcast channel's audience.
+    private enum Audience {
+        case device
+        case channel
+
+        func address(_ context: HeraldRequestContext) throws -> (appID: String, deviceID: String) {
+            let app = try context.parameters.decoded("app")
+            switch self {
+            case .device: return (app, try context.parameters.decoded("device"))
+            case .channel: return (app, BroadcastChannel.audienceID(name: try context.parameters.decoded("name")))
+            }
+        }
+
+        /// Refuses a device that is not this kind of audience, as if it did not exist.
+        func check(_ device: Device) throws {
+            switch self {
+            case .device:
+                guard BroadcastChannel.name(audienceID: device.id) == nil else {
+                    throw HeraldError.deviceNotFound(appID: device.appID, deviceID: device.id)
+                }
+            case .channel:
+                guard device.broadcastChannel != nil else { throw Self.channelNotFound(device.appID, device.id) }
+            }
+        }
+
+        /// Runs `body`, naming a missing channel's audience as the channel.
+        func translatingNotFound<T>(appID: String, deviceID: String, _ body: () async throws -> T) async throws -> T {
+            do {
+                return try await body()
+            } catch let error as HeraldError where self == .channel && error.reason == "deviceNotFound" {
+                throw Self.channelNotFound(appID, deviceID)
+            }
+        }
+
+        static func channelNotFound(_ appID: String, _ audienceID: String) -> HeraldError {
+            APIServices.channelNotFound(app: appID, name: BroadcastChannel.name(audienceID: audienceID) ?? audienceID)
+        }
     }
 
     @Sendable private func device(_ context: HeraldRequestContext) async throws -> Device {

@@ -4,6 +4,7 @@ import HeraldDelivery
 import HeraldPush
 import HeraldSandbox
 import HeraldStorage
+import HeraldTestSupport
 import Testing
 
 @Suite("Dead tokens: 410 Unregistered or ExpiredToken and 400 BadDeviceToken stop all sending to a token")

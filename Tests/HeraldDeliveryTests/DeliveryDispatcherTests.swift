@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldDelivery
 import HeraldScheduler
 import HeraldStorage
+import HeraldTestSupport
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -88,14 +89,14 @@ struct DeliveryDispatcherTests {
         defer { running.cancel() }
 
         fixture.clock.advance(to: TwoAppFixture.start.addingTimeInterval(10))
-        try await waitUntil { channel.arrival("slow") != nil }
+        #expect(await pollUntil(interval: .milliseconds(5)) { channel.arrival("slow") != nil })
         let fastDue = ContinuousClock.now
         fixture.clock.advance(to: TwoAppFixture.start.addingTimeInterval(11))
-        try await waitUntil { channel.isFinished("fast") }
+        #expect(await pollUntil(interval: .milliseconds(5)) { channel.isFinished("fast") })
         let lateness = try #require(channel.arrival("fast")) - fastDue
         #expect(lateness < .seconds(1), "round \(round): the fast app waited \(lateness) behind the slow one")
         #expect(!channel.isFinished("slow"), "the slow delivery should still be in flight")
-        try await waitUntil { (try? await fixture.outcomes(app: "com.example.fast")) == ["recorded"] }
+        #expect(await pollUntil(interval: .milliseconds(5)) { (try? await fixture.outcomes(app: "com.example.fast")) == ["recorded"] })
     }
 
     @Test("A stop lets deliveries in flight finish and stores their outcomes; nothing stays pending")
@@ -113,7 +114,7 @@ struct DeliveryDispatcherTests {
         let group = ServiceGroup(configuration: .init(services: [dispatcher, engine], logger: .init(label: "test")))
         let running = Task { try await group.run() }
         fixture.clock.advance(to: TwoAppFixture.start.addingTimeInterval(10))
-        try await waitUntil { channel.arrival("n0") != nil }
+        #expect(await pollUntil(interval: .milliseconds(5)) { channel.arrival("n0") != nil })
         await group.triggerGracefulShutdown()
         try await running.value
         #expect(try await fixture.outcomes(app: "com.example.slow") == Array(repeating: "recorded", count: 20),

@@ -5,6 +5,7 @@ import HeraldPush
 import HeraldSandbox
 import HeraldScheduler
 import HeraldStorage
+import HeraldTestSupport
 import Testing
 
 @Suite("Delivery of fired occurrences as alert pushes")
@@ -21,7 +22,7 @@ struct PushDeliveryChannelTests {
     }
 
     /// A store with the app (pushing to `sandbox`) registered, and a channel over a gateway.
-    static func withChannel<T>(_ sandbox: Sandbox, _ body: (PushDeliveryChannel, SQLiteStore, App) async throws -> T) async throws -> T {
+    static func withChannel<T>(_ sandbox: SandboxGateway, _ body: (PushDeliveryChannel, SQLiteStore, App) async throws -> T) async throws -> T {
         try await withStore { store in
             let app = sandbox.app()
             _ = try await store.saveApp(app)

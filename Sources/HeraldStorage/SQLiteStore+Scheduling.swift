@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+import HeraldCore
+
+/// ``ScheduleStore`` in SQLite: the snapshot is read, decided on and the plan written in one
+/// write transaction (SQLite has one writer, so nothing commits in between), committed with the
+/// other schedules that arrive together (``SQLiteGroupCommit``).
+extension SQLiteStore {
+    public func scheduleSnapshot(appID: String, deviceID: String) async throws -> ScheduleSnapshot {
+        try await connections.read { db in try Self.scheduleSnapshot(db, appID: appID, deviceID: deviceID) }
+    }
+
+    public func schedule(appID: String, deviceID: String,
+                         decide: @escaping @Sendable (ScheduleSnapshot) throws -> SchedulePlan) async throws -> ScheduleWrite {
+        let written = try await notificationWrites.write { db -> ScheduleWrite in
+            let snapshot = try Self.scheduleSnapshot(db, appID: appID, deviceID: deviceID)
+            let plan = try decide(snapshot)
+            return ScheduleWrite(snapshot: snapshot, plan: plan, armed: try Self.apply(plan, db))
+        }
+        if !written.plan.feedback.isEmpty { feedbackRaised() }
+        return written
+    }
+
+    static func scheduleSnapshot(_ db: Database, appID: String, deviceID: String) throws -> ScheduleSnapshot {
+        guard let appRow = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(appColumns) FROM app WHERE id = ?"),
+                                            arguments: [appID]) else {
+            throw HeraldError.appNotFound(appID)
+        }
+        guard let deviceRow = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT \(deviceColumns), pending_version FROM device WHERE app_id = ? AND id = ?
+            """), arguments: [appID, deviceID]) else {
+            throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
+        }
+        let pending = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT id, next_fire_at, key FROM notification WHERE app_id = ? AND device_id = ? ORDER BY key
+            """), arguments: [appID, deviceID]).map { row in
+            NotificationLimit.Pending(id: row[0], nextFireDate: Date(millisecondsSince1970: row[1]), sequence: row[2])
+        }
+        return ScheduleSnapshot(app: try app(from: appRow), device: try device(from: deviceRow),
+                                pending: pending, version: deviceRow[deviceColumnCount])
+    }
+
+    /// Writes a plan decided in this transaction; returns the stored notification's timer entry.
+    static func apply(_ plan: SchedulePlan, _ db: Database) throws -> TimerEntry? {
+        try db.cachedStatement(sql: "UPDATE device SET pending_version = pending_version + 1 WHERE app_id = ? AND id = ?")
+            .execute(arguments: [plan.appID, plan.deviceID])
+        for id in plan.evict {
+            try db.cachedStatement(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ? AND id = ?")
+                .execute(arguments: [plan.appID, plan.deviceID, id])
+        }
+        for event in plan.feedback {
+            try db.cachedStatement(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [event.type, event.appID, String(decoding: try encoder.encode(event.payload), as: UTF8.self),
+                                     event.createdAt.millisecondsSince1970])
+        }
+        guard let notification = plan.store else { return nil }
+        let content = String(decoding: try encoder.encode(notification.content), as: UTF8.self)
+        let nextFireAt = notification.nextFireDate.millisecondsSince1970
+        let key = try Int64.fetchOne(db.cachedStatement(sql: """
+            INSERT INTO notification (app_id, device_id, id, fire_date, time_zone, repeat_unit, repeat_every,
+                repeat_count, repeat_until, content, next_index, next_fire_at, revision, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+            ON CONFLICT(app_id, device_id, id) DO UPDATE SET fire_date = excluded.fire_date,
+                time_zone = excluded.time_zone, repeat_unit = excluded.repeat_unit,
+                repeat_every = excluded.repeat_every, repeat_count = excluded.repeat_count,
+                repeat_until = excluded.repeat_until, content = excluded.content,
+                next_index = excluded.next_index, next_fire_at = excluded.next_fire_at,
+                revision = notification.revision + 1, generation = notification.generation + 1,
+                created_at = excluded.created_at
+            RETURNING key
+            """), arguments: StatementArguments([notification.appID, notification.deviceID, notification.id]
+                                + scheduleArguments(notification)
+                                + [content, notification.nextIndex, nextFireAt, plan.now.millisecondsSince1970]))!
+        return TimerEntry(fireAt: nextFireAt, key: key)
+    }
+}
