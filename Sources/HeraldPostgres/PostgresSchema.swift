@@ -286,27 +286,58 @@ enum PostgresSchema {
     /// Returns the identifiers it applied.
     static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [String] {
         try await client.withConnection { connection in
-            // A migration may wait for another node's, or for live traffic: not under the
-            // session's timeouts, which are set back before the connection returns to the pool.
-            for setting in ["statement_timeout", "lock_timeout"] {
-                try await connection.query("SELECT set_config(\(setting), '0', false)", logger: logger)
-            }
-            try await connection.query("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
-            do {
-                let applied = try await apply(on: connection, logger: logger)
-                try await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
-                try await connection.query("RESET ALL", logger: logger)
-                return applied
-            } catch {
-                // Closing the session would release it too; unlock so the connection goes back clean.
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
-                _ = try? await connection.query("RESET ALL", logger: logger)
-                throw error
-            }
+            try await migrate(on: connection, through: migrations.count, logger: logger)
         }
     }
 
-    private static func apply(on connection: PostgresConnection, logger: Logger) async throws -> [String] {
+    /// A migration identifier that names none of ``migrations``.
+    struct UnknownMigration: Error, CustomStringConvertible {
+        var identifier: String
+        var description: String { "no PostgreSQL migration is named '\(identifier)'" }
+    }
+
+    /// Applies the migrations not yet applied up to and including the one named `last`, and none
+    /// after it, over one connection to `location`: how a test builds a database at an earlier
+    /// schema version, to see the later migrations upgrade it. Returns the identifiers it applied.
+    static func migrate(_ location: PostgresLocation, upTo last: String, logger: Logger) async throws -> [String] {
+        guard let index = migrations.firstIndex(where: { $0.identifier == last }) else {
+            throw UnknownMigration(identifier: last)
+        }
+        let connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 0,
+                                                              logger: logger)
+        do {
+            let applied = try await migrate(on: connection, through: index + 1, logger: logger)
+            try await connection.close()
+            return applied
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// Applies the first `count` migrations not yet applied, under the advisory lock.
+    private static func migrate(on connection: PostgresConnection, through count: Int,
+                                logger: Logger) async throws -> [String] {
+        // A migration may wait for another node's, or for live traffic: not under the
+        // session's timeouts, which are set back before the connection returns to the pool.
+        for setting in ["statement_timeout", "lock_timeout"] {
+            try await connection.query("SELECT set_config(\(setting), '0', false)", logger: logger)
+        }
+        try await connection.query("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
+        do {
+            let applied = try await apply(on: connection, through: count, logger: logger)
+            try await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+            try await connection.query("RESET ALL", logger: logger)
+            return applied
+        } catch {
+            // Closing the session would release it too; unlock so the connection goes back clean.
+            _ = try? await connection.query("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+            _ = try? await connection.query("RESET ALL", logger: logger)
+            throw error
+        }
+    }
+
+    private static func apply(on connection: PostgresConnection, through count: Int, logger: Logger) async throws -> [String] {
         try await connection.query("""
             CREATE TABLE IF NOT EXISTS herald_migrations (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
             """, logger: logger)
@@ -316,7 +347,7 @@ enum PostgresSchema {
             done.insert(identifier)
         }
         var applied: [String] = []
-        for migration in migrations where !done.contains(migration.identifier) {
+        for migration in migrations.prefix(count) where !done.contains(migration.identifier) {
             try await connection.withTransaction(logger: logger) { connection in
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)

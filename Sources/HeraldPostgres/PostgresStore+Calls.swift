@@ -67,22 +67,28 @@ extension PostgresStore {
     /// own, so a call stuck where cancellation does not reach (a silent connection, a pool that
     /// hands out nothing) cannot hold its caller: at the deadline the connection it holds is
     /// closed, which fails its statement, and a call that never got a connection has the pool
-    /// replaced.
+    /// replaced. The deadline is a registration with the store's one watch (``CallDeadlines``),
+    /// not a timer of the call's own.
     private func withDeadline<Result: Sendable>(
         _ statement: String,
         _ call: @escaping @Sendable (PostgresClient, HeldConnection) async throws -> Result
     ) async throws -> Result {
         let (client, generation) = pool.client
         let held = HeldConnection()
+        let waiting = CallWait<Result>(deadlines: deadlines)
         let work = Task {
             defer { held.connection.withLock { $0 = nil } }
-            return try await call(client, held)
+            do {
+                waiting.finish(.success(try await call(client, held)))
+            } catch {
+                waiting.finish(.failure(error))
+            }
         }
         // A call waiting for a connection on a pool that still finishes calls is queued, not
         // stuck: it may wait up to three deadlines in all. One that holds a connection, or waits
         // on a pool that finished nothing for a deadline, is given up at once.
         for wait in 1...Self.connectionWaits {
-            switch await outcome(of: work, within: callTimeout) {
+            switch await waiting.wait(within: callTimeout, cancelling: work) {
             case .finished(let result):
                 pool.finished(generation: generation)
                 do {

@@ -37,6 +37,8 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     let logger: Logger
     /// This node's armed instants, on their way to the other nodes.
     let announcer: ArmingAnnouncer
+    /// The deadlines of the store calls in flight.
+    let deadlines: CallDeadlines
     /// Called after a feedback event is committed here, so this node's outbox dispatcher wakes.
     private let feedbackObserver = Mutex<(@Sendable () -> Void)?>(nil)
 
@@ -50,6 +52,7 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
         self.leaseMilliseconds = leaseMilliseconds
         self.logger = logger
         announcer = ArmingAnnouncer(logger: logger)
+        deadlines = CallDeadlines(tick: min(.milliseconds(100), callTimeout / 10))
     }
 
     /// Connects, migrates the schema under the advisory lock, and registers this node.
@@ -118,6 +121,7 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
         let leaving = Task { try await leave() }
         if case .timedOut = await outcome(of: leaving, within: .seconds(1)) { leaving.cancel() }
         await pool.close()
+        deadlines.close()
     }
 
     /// Registers the one function told about new feedback events.
