@@ -66,8 +66,7 @@ extension PostgresStore {
 
     static func app(from row: PostgresRandomAccessRow) throws -> App {
         let push = try row.value(2, as: String?.self).map { try JSONDecoder().decode(PushSettings.self, from: Data($0.utf8)) }
-        let customKinds = try row.value(3, as: String?.self)
-            .map { try JSONDecoder().decode([CustomKind].self, from: Data($0.utf8)) } ?? []
+        let customKinds = try DeviceJSON.customKinds(try row.value(3, as: String?.self))
         let fcm = try row.value(4, as: String?.self).map { try JSONDecoder().decode(FCMSettings.self, from: Data($0.utf8)) }
         let webPush = try row.value(5, as: String?.self)
             .map { try JSONDecoder().decode(WebPushSettings.self, from: Data($0.utf8)) }

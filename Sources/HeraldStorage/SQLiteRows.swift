@@ -33,7 +33,7 @@ extension SQLiteStore {
 
     static func app(from row: Row) throws -> App {
         let push = try (row[2] as String?).map { try JSONDecoder().decode(PushSettings.self, from: Data($0.utf8)) }
-        let customKinds = try (row[3] as String?).map { try JSONDecoder().decode([CustomKind].self, from: Data($0.utf8)) } ?? []
+        let customKinds = try DeviceJSON.customKinds(row[3])
         let fcm = try (row[4] as String?).map { try JSONDecoder().decode(FCMSettings.self, from: Data($0.utf8)) }
         let webPush = try (row[5] as String?).map { try JSONDecoder().decode(WebPushSettings.self, from: Data($0.utf8)) }
         return App(id: row[0], overflow: OverflowPolicy(rawValue: row[1]) ?? .reject, push: push, customKinds: customKinds,
