@@ -13,25 +13,6 @@ struct PostgresPendingVersionMigrationTests {
     static let previous = "v8: inbox items go with their device through a trigger, not a foreign key"
     static let newest = "v9: a device's pending version, moved by every schedule written for it"
 
-    /// 2030-01-01T00:00:00Z.
-    static let start = Date(timeIntervalSince1970: 1_893_456_000)
-    static let fixtures = StoreFixtures(app: "app", start: start)
-
-    /// What the v8 rows below hold, as the store reads them back.
-    static let a = LocalNotification(appID: "app", deviceID: "d0", id: "a", fireDate: .instant(start + 60),
-                                     timeZone: .absolute, repeatRule: nil,
-                                     content: NotificationContent(alert: .init(body: "a")),
-                                     nextIndex: 0, nextFireDate: start + 60)
-    static let b = LocalNotification(appID: "app", deviceID: "d0", id: "b", fireDate: .instant(start + 8 * 3600),
-                                     timeZone: .fixed("Europe/Paris"), repeatRule: RepeatRule(unit: .day, end: .count(3)),
-                                     content: NotificationContent(alert: .init(body: "b")),
-                                     nextIndex: 1, nextFireDate: start + 32 * 3600)
-    static let c = LocalNotification(appID: "app", deviceID: "d1", id: "c",
-                                     fireDate: .wallClock(LocalDateTime(parsing: "2030-01-02T09:00:00")!),
-                                     timeZone: .floating, repeatRule: nil,
-                                     content: NotificationContent(alert: .init(body: "c")),
-                                     nextIndex: 0, nextFireDate: start + 33 * 3600)
-
     static var logger: Logger {
         var logger = Logger(label: "herald.test.postgres")
         logger.logLevel = .error
@@ -72,34 +53,7 @@ struct PostgresPendingVersionMigrationTests {
 
         let store = try await PostgresStore.open(location, nodeID: "node-a", logger: Self.logger)
         #expect(try await store.appliedMigrations() == identifiers)
-        #expect(try await store.notifications(appID: "app", deviceID: "d0") == [Self.a, Self.b])
-        #expect(try await store.notifications(appID: "app", deviceID: "d1") == [Self.c])
-        let d0 = try await store.scheduleSnapshot(appID: "app", deviceID: "d0")
-        #expect(d0.version == 0)
-        #expect(d0.pending.map(\.id) == ["a", "b"])
-        #expect(d0.pending.map(\.nextFireDate) == [Self.a.nextFireDate, Self.b.nextFireDate])
-        let d1 = try await store.scheduleSnapshot(appID: "app", deviceID: "d1")
-        #expect(d1.version == 0)
-        #expect(d1.pending.map(\.id) == ["c"])
-
-        // A new notification beside the migrated ones moves only its device's version.
-        let e = Self.fixtures.oneShot("e", device: "d0", at: 120)
-        let added = try await store.schedule(e, now: Self.start)
-        #expect(added.armed != nil && !added.replaced && added.evicted.isEmpty)
-        let d0After = try await store.scheduleSnapshot(appID: "app", deviceID: "d0")
-        #expect(d0After.version == 1)
-        #expect(d0After.pending.map(\.id) == ["a", "b", "e"])
-        #expect(try await store.scheduleSnapshot(appID: "app", deviceID: "d1").version == 0)
-
-        // Replacing a migrated notification moves its device's version too.
-        let replacement = Self.fixtures.oneShot("c", device: "d1", at: 180)
-        let replaced = try await store.schedule(replacement, now: Self.start)
-        #expect(replaced.armed != nil && replaced.replaced && replaced.evicted.isEmpty)
-        let d1After = try await store.scheduleSnapshot(appID: "app", deviceID: "d1")
-        #expect(d1After.version == 1)
-        #expect(d1After.pending.map(\.id) == ["c"])
-        #expect(try await store.notifications(appID: "app", deviceID: "d1") == [replacement])
-        #expect(try await store.notifications(appID: "app", deviceID: "d0") == [Self.a, e, Self.b])
+        try await PendingVersionUpgrade.expectUpgraded(store)
         await store.close()
     }
 }
