@@ -23,18 +23,25 @@ extension PostgresStore {
         if let armed = optimistic {
             written = ScheduleWrite(snapshot: snapshot, plan: plan, armed: armed.entry)
         } else {
-            written = try await transaction("schedule") { connection in
+            // What `decide` throws comes out as it is, not as a store fault.
+            let locked: Result<ScheduleWrite, any Error> = try await transaction("schedule") { connection in
                 try await connection.run("""
                     SELECT 1 FROM device WHERE app_id = \(appID) AND id = \(deviceID) FOR NO KEY UPDATE
                     """, logger: self.logger)
                 let snapshot = try await self.scheduleSnapshot(connection, appID: appID, deviceID: deviceID)
-                let plan = try decide(snapshot)
+                let plan: SchedulePlan
+                do {
+                    plan = try decide(snapshot)
+                } catch {
+                    return .failure(error)
+                }
                 guard let armed = try await self.apply(plan, on: connection) else {
                     throw StoreFault(.transient, statement: "schedule", code: nil,
                                      message: "the device's pending version moved while its row was locked")
                 }
-                return ScheduleWrite(snapshot: snapshot, plan: plan, armed: armed.entry)
+                return .success(ScheduleWrite(snapshot: snapshot, plan: plan, armed: armed.entry))
             }
+            written = try locked.get()
         }
         if !written.plan.feedback.isEmpty { feedbackRaised() }
         if let armed = written.armed {
