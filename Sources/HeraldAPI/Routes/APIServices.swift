@@ -20,25 +20,24 @@ struct APIServices: Sendable {
 
     /// A device registered through the API; a broadcast channel's audience is not one.
     func existingDevice(app: String, id: String) async throws -> Device {
-        _ = try await existingApp(app)
-        guard BroadcastChannel.name(audienceID: id) == nil, let device = try await store.device(appID: app, id: id) else {
-            throw HeraldError.deviceNotFound(appID: app, deviceID: id)
-        }
-        return device
+        try await existing(.device, appID: app, deviceID: id)
     }
 
     /// The audience that holds a broadcast channel's scheduled broadcasts.
     func existingChannel(app: String, name: String) async throws -> Device {
-        _ = try await existingApp(app)
-        guard let audience = try await store.device(appID: app, id: BroadcastChannel.audienceID(name: name)),
-              audience.broadcastChannel != nil else {
-            throw Self.channelNotFound(app: app, name: name)
-        }
-        return audience
+        try await existing(.channel, appID: app, deviceID: BroadcastChannel.audienceID(name: name))
     }
 
-    static func channelNotFound(app: String, name: String) -> HeraldError {
-        HeraldError.notFound("channelNotFound", "channel '\(name)' of app '\(app)' does not exist")
+    /// The stored device `deviceID` of app `app`, if it is this kind of audience.
+    ///
+    /// - Throws: `appNotFound`; `deviceNotFound` or `channelNotFound` (``Audience/notFound(appID:deviceID:)``).
+    func existing(_ audience: Audience, appID: String, deviceID: String) async throws -> Device {
+        _ = try await existingApp(appID)
+        guard let device = try await store.device(appID: appID, id: deviceID) else {
+            throw audience.notFound(appID: appID, deviceID: deviceID)
+        }
+        try audience.check(device)
+        return device
     }
 }
 

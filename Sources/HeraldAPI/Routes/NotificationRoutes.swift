@@ -14,11 +14,11 @@ struct NotificationRoutes {
 
     func register(on router: Router<HeraldRequestContext>) {
         let base = "/v1/apps/:app/devices/:device"
-        register(on: router, base: base, audience: device, scheduling: .device)
-        register(on: router, base: "/v1/apps/:app/channels/:name", audience: channel, scheduling: .channel)
+        register(on: router, base: base, audience: .device)
+        register(on: router, base: "/v1/apps/:app/channels/:name", audience: .channel)
 
         router.post("\(base)/present") { request, context in
-            let device = try await device(context)
+            let device = try await Audience.device.existing(in: services, context)
             let body = try await services.body.decode(NotificationBody.self, from: request)
             let id = try body.notificationID()
             let content = try body.content(for: device.platform, notificationID: id)
@@ -32,9 +32,10 @@ struct NotificationRoutes {
 
     /// The notification and delivery routes under `base`, for the audience it names: a device,
     /// or a broadcast channel's audience (whose notifications are its broadcasts).
-    private func register(on router: Router<HeraldRequestContext>, base: String,
-                          audience device: @escaping @Sendable (HeraldRequestContext) async throws -> Device,
-                          scheduling audience: Audience) {
+    private func register(on router: Router<HeraldRequestContext>, base: String, audience: Audience) {
+        @Sendable func device(_ context: HeraldRequestContext) async throws -> Device {
+            try await audience.existing(in: services, context)
+        }
         router.post("\(base)/notifications") { request, context in
             try await idempotency.run(request, context: context) { try await schedule($0, context: context, audience: audience) }
         }
@@ -127,55 +128,6 @@ struct NotificationRoutes {
                                          stored: result.armed != nil, replaced: result.replaced,
                                          evicted: result.evicted)
         return try Response.json(resource, status: result.armed == nil ? .ok : .created)
-    }
-
-    /// Whose notifications a schedule route stores: a device registered through the API, or a
-    /// broadcast channel's audience.
-    private enum Audience {
-        case device
-        case channel
-
-        func address(_ context: HeraldRequestContext) throws -> (appID: String, deviceID: String) {
-            let app = try context.parameters.decoded("app")
-            switch self {
-            case .device: return (app, try context.parameters.decoded("device"))
-            case .channel: return (app, BroadcastChannel.audienceID(name: try context.parameters.decoded("name")))
-            }
-        }
-
-        /// Refuses a device that is not this kind of audience, as if it did not exist.
-        func check(_ device: Device) throws {
-            switch self {
-            case .device:
-                guard BroadcastChannel.name(audienceID: device.id) == nil else {
-                    throw HeraldError.deviceNotFound(appID: device.appID, deviceID: device.id)
-                }
-            case .channel:
-                guard device.broadcastChannel != nil else { throw Self.channelNotFound(device.appID, device.id) }
-            }
-        }
-
-        /// Runs `body`, naming a missing channel's audience as the channel.
-        func translatingNotFound<T>(appID: String, deviceID: String, _ body: () async throws -> T) async throws -> T {
-            do {
-                return try await body()
-            } catch let error as HeraldError where self == .channel && error.reason == "deviceNotFound" {
-                throw Self.channelNotFound(appID, deviceID)
-            }
-        }
-
-        static func channelNotFound(_ appID: String, _ audienceID: String) -> HeraldError {
-            APIServices.channelNotFound(app: appID, name: BroadcastChannel.name(audienceID: audienceID) ?? audienceID)
-        }
-    }
-
-    @Sendable private func device(_ context: HeraldRequestContext) async throws -> Device {
-        try await services.existingDevice(app: try context.parameters.decoded("app"),
-                                          id: try context.parameters.decoded("device"))
-    }
-
-    @Sendable private func channel(_ context: HeraldRequestContext) async throws -> Device {
-        try await services.existingChannel(app: try context.parameters.decoded("app"), name: try context.parameters.decoded("name"))
     }
 
     private static func integer(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>,
