@@ -16,21 +16,21 @@ extension PostgresStore {
     /// Sends the instants of `entries` to the other nodes, inside the caller's transaction.
     func announce(_ entries: [TimerEntry], on connection: PostgresConnection) async throws {
         guard !entries.isEmpty else { return }
-        // The instant is all a node needs: its claim reads what is due from the table. Every
-        // payload in one statement, one round trip.
-        let payloads = Self.armingPayloads(node: nodeID, instants: Set(entries.map(\.fireAt)).sorted())
-        try await connection.run("SELECT pg_notify(\(Self.armingChannel), p) FROM unnest(\(payloads)::text[]) AS p",
-                                 logger: self.logger)
+        try await announce(Set(entries.map(\.fireAt)).sorted(), on: connection)
     }
 
     /// Sends `instants` to the other nodes on a pooled connection, outside any write: what
     /// ``ArmingAnnouncer`` batches.
     func announce(_ instants: [Int64]) async throws {
+        try await read { connection in try await self.announce(instants, on: connection) }
+    }
+
+    /// The instant is all a node needs: its claim reads what is due from the table. Every payload
+    /// in one statement, one round trip.
+    private func announce(_ instants: [Int64], on connection: PostgresConnection) async throws {
         let payloads = Self.armingPayloads(node: nodeID, instants: instants)
-        try await read { connection in
-            try await connection.run("SELECT pg_notify(\(Self.armingChannel), p) FROM unnest(\(payloads)::text[]) AS p",
-                                     logger: self.logger)
-        }
+        try await connection.run("SELECT pg_notify(\(Self.armingChannel), p) FROM unnest(\(payloads)::text[]) AS p",
+                                 logger: self.logger)
     }
 
     /// `node\ninstant,instant,...`, split so each payload fits.

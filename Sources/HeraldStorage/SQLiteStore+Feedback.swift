@@ -87,14 +87,18 @@ extension SQLiteStore {
 
     public func recordFeedback(_ events: [FeedbackEvent]) async throws {
         guard !events.isEmpty else { return }
-        let rows = try events.map { ($0, String(decoding: try Self.encoder.encode($0.payload), as: UTF8.self)) }
-        try await connections.write { db in
-            for (event, payload) in rows {
-                try db.cachedStatement(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)")
-                    .execute(arguments: [event.type, event.appID, payload, event.createdAt.millisecondsSince1970])
-            }
-        }
+        try await connections.write { db in try Self.insertFeedback(events, db) }
         feedbackRaised()
+    }
+
+    /// Queues feedback events in the caller's write transaction; the caller then calls
+    /// ``feedbackRaised()`` once it committed.
+    static func insertFeedback(_ events: [FeedbackEvent], _ db: Database) throws {
+        for event in events {
+            try db.cachedStatement(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [event.type, event.appID, String(decoding: try encoder.encode(event.payload), as: UTF8.self),
+                                     event.createdAt.millisecondsSince1970])
+        }
     }
 
     // MARK: Outbox

@@ -48,11 +48,7 @@ extension SQLiteStore {
             try db.cachedStatement(sql: "DELETE FROM notification WHERE app_id = ? AND device_id = ? AND id = ?")
                 .execute(arguments: [plan.appID, plan.deviceID, id])
         }
-        for event in plan.feedback {
-            try db.cachedStatement(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [event.type, event.appID, String(decoding: try encoder.encode(event.payload), as: UTF8.self),
-                                     event.createdAt.millisecondsSince1970])
-        }
+        try insertFeedback(plan.feedback, db)
         guard let notification = plan.store else { return nil }
         let content = String(decoding: try encoder.encode(notification.content), as: UTF8.self)
         let nextFireAt = notification.nextFireDate.millisecondsSince1970

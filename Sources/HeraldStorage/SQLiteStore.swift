@@ -351,7 +351,6 @@ public final class SQLiteStore: HeraldStore {
     // MARK: Tokens and feedback
 
     public func invalidateToken(_ invalid: InvalidToken, feedback: FeedbackEvent) async throws -> Bool {
-        let payload = String(decoding: try Self.encoder.encode(feedback.payload), as: UTF8.self)
         let invalidated = try await connections.write { db -> Bool in
             // APNs' timestamp says when it last knew the token was dead; a device that registered
             // the token after that has a fresh, valid one.
@@ -367,8 +366,7 @@ public final class SQLiteStore: HeraldStore {
                     apns_timestamp = excluded.apns_timestamp, invalidated_at = excluded.invalidated_at
                 """).execute(arguments: [invalid.appID, invalid.token, invalid.reason, invalid.apnsTimestamp,
                                  invalid.invalidatedAt.millisecondsSince1970])
-            try db.cachedStatement(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [feedback.type, feedback.appID, payload, feedback.createdAt.millisecondsSince1970])
+            try Self.insertFeedback([feedback], db)
             return true
         }
         if invalidated { feedbackRaised() }
