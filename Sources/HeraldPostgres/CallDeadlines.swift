@@ -92,10 +92,10 @@ final class CallWait<Success: Sendable>: Sendable {
             return (state.waiting, state.deadline)
         }
         waiting?.resume(returning: .finished(result))
-        if let deadline, waiting != nil { deadlines?.remove(deadline) }
+        if let deadline, waiting != nil { deadlines.remove(deadline) }
     }
 
-    private let deadlines: CallDeadlines?
+    private let deadlines: CallDeadlines
 
     init(deadlines: CallDeadlines) {
         self.deadlines = deadlines
@@ -116,13 +116,13 @@ final class CallWait<Success: Sendable>: Sendable {
                     continuation.resume(returning: ready)
                     return
                 }
-                let id = deadlines?.register(after: timeout) { [weak self] in self?.expire() }
+                let id = deadlines.register(after: timeout) { [weak self] in self?.expire() }
                 let finished = state.withLock { state -> Bool in
                     state.deadline = id
                     return state.waiting == nil
                 }
                 // Finished (or cancelled) between the two locks: the registration is not needed.
-                if finished, let id { deadlines?.remove(id) }
+                if finished { deadlines.remove(id) }
             }
         } onCancel: {
             work.cancel()
