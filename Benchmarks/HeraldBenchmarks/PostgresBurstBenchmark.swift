@@ -201,7 +201,7 @@ enum PostgresBurstBenchmark {
         let after = try DatabaseCounters.read(postgres, database: heraldDatabase)
 
         let fired = node.engine.lateness.buckets.reduce(0, +)
-        let inbox = try postgres.scalar("SELECT count(*) FROM device_inbox", database: heraldDatabase)
+        let inbox = try postgres.scalar("SELECT count(*) FROM delivery WHERE inbox_seq IS NOT NULL", database: heraldDatabase)
         let done = try postgres.scalar("SELECT count(*) FROM delivery WHERE outcome <> 'pending'", database: heraldDatabase)
         let pending = try postgres.scalar("SELECT count(*) FROM notification", database: heraldDatabase)
         guard settled, fired == count, inbox == count, done == count, pending == 0 else {

@@ -65,8 +65,16 @@ struct ClaimReadEmpty: Error {}
 
 /// The write half of a claim: one statement, one round trip, however many rows. Data-modifying
 /// CTEs insert the fire log (the unique occurrence key refuses a second firing: only rows
-/// inserted come back), advance the repeating notifications, delete the others, and send the
-/// arming word with `pg_notify` (delivered only if the transaction commits).
+/// inserted come back), hold in their inbox the firings the claim may hold, advance the
+/// repeating notifications, delete the others, and send the arming word with `pg_notify`
+/// (delivered only if the transaction commits).
+///
+/// A firing is held here only if its device's row can be locked at once (`FOR NO KEY UPDATE
+/// SKIP LOCKED`, as a wake, an acknowledgement and a hold lock it), and its hand-over id is drawn
+/// after that lock: a device's ids commit in the order they were drawn
+/// (docs/hand-over-order.md). Waiting for the lock is what this statement must not do: it holds
+/// notification locks, and a cancel takes a device's lock before its notifications'. A device
+/// whose row is busy (a wake, a schedule) gets its firing pending, and the dispatcher holds it.
 struct ClaimWrite {
     var log = FireLogBatch()
     var advanced: (keys: [Int64], indexes: [Int64], fireAts: [Int64]) = ([], [], [])
@@ -82,20 +90,43 @@ struct ClaimWrite {
         advanced.fireAts.append(next.entry.fireAt)
     }
 
-    /// Runs the statement; returns the fire log id of each notification whose firing was logged.
+    /// What the statement logged for one notification.
+    struct Logged {
+        /// The firing's fire-log key.
+        var logID: Int64
+        /// Its hand-over id when the claim held it in its device's inbox.
+        var inboxSequence: Int64?
+    }
+
+    /// Runs the statement; returns what was logged for each notification whose firing was logged.
     func run(on connection: PostgresConnection, firedAt: Int64, node: String,
-             logger: Logger) async throws -> [Int64: Int64] {
+             logger: Logger) async throws -> [Int64: Logged] {
+        let heldApps = log.holdable.indices.filter { log.holdable[$0] }.map { log.appIDs[$0] }
+        let heldDevices = log.holdable.indices.filter { log.holdable[$0] }.map { log.deviceIDs[$0] }
         let rows = try await connection.rows("""
-            WITH logged AS (
-                INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
-                    late, missed, channel, outcome, content, notification_key, generation, occurrence_index, claimed_by)
-                SELECT o, a, d, i, s, greatest(\(firedAt), s), l, m, 'pending', 'pending', c, k, g, x, \(node)
+            WITH locked AS MATERIALIZED (
+                SELECT app_id, id FROM device
+                WHERE (app_id, id) IN (SELECT * FROM unnest(\(heldApps)::text[], \(heldDevices)::text[]))
+                ORDER BY app_id, id
+                FOR NO KEY UPDATE SKIP LOCKED
+            ), firing AS (
+                SELECT u.*, u.h AND EXISTS (SELECT 1 FROM locked WHERE locked.app_id = u.a AND locked.id = u.d) AS held
                 FROM unnest(\(log.occurrenceIDs)::text[], \(log.appIDs)::text[], \(log.deviceIDs)::text[],
                     \(log.notificationIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
                     \(log.missed)::bigint[], \(log.contents)::text[], \(log.notificationKeys)::bigint[],
-                    \(log.generations)::bigint[], \(log.indexes)::bigint[]) AS u(o, a, d, i, s, l, m, c, k, g, x)
+                    \(log.generations)::bigint[], \(log.indexes)::bigint[], \(log.holdable)::boolean[])
+                    WITH ORDINALITY AS u(o, a, d, i, s, l, m, c, k, g, x, h, r)
+            ), logged AS (
+                INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
+                    late, missed, channel, outcome, content, notification_key, generation, occurrence_index, claimed_by,
+                    inbox_seq)
+                SELECT o, a, d, i, s, greatest(\(firedAt), s), l, m,
+                    CASE WHEN held THEN \(CompletedDelivery.heldChannel) ELSE 'pending' END,
+                    CASE WHEN held THEN \(CompletedDelivery.heldOutcome) ELSE 'pending' END,
+                    c, k, g, x, \(node), CASE WHEN held THEN nextval('hand_over_sequence') END
+                FROM (SELECT * FROM firing ORDER BY r) AS ordered
                 ON CONFLICT DO NOTHING
-                RETURNING key, notification_key
+                RETURNING key, notification_key, inbox_seq
             ), advanced AS (
                 UPDATE notification AS n SET next_index = u.i, next_fire_at = u.f
                 FROM unnest(\(advanced.keys)::bigint[], \(advanced.indexes)::bigint[], \(advanced.fireAts)::bigint[])
@@ -106,16 +137,16 @@ struct ClaimWrite {
             ), notified AS MATERIALIZED (
                 SELECT pg_notify(\(PostgresStore.armingChannel), p) FROM unnest(\(payloads)::text[]) AS p
             )
-            SELECT key, notification_key FROM logged
+            SELECT key, notification_key, inbox_seq FROM logged
             UNION ALL
-            SELECT NULL::bigint, NULL::bigint FROM notified
+            SELECT NULL::bigint, NULL::bigint, NULL::bigint FROM notified
             """, logger: logger)
-        var logIDs: [Int64: Int64] = [:]
-        logIDs.reserveCapacity(rows.count)
+        var logged: [Int64: Logged] = [:]
+        logged.reserveCapacity(rows.count)
         for row in rows {
             guard let key = try row.value(0, as: Int64?.self) else { continue }
-            logIDs[try row.value(1, as: Int64.self)] = key
+            logged[try row.value(1, as: Int64.self)] = Logged(logID: key, inboxSequence: try row.value(2, as: Int64?.self))
         }
-        return logIDs
+        return logged
     }
 }

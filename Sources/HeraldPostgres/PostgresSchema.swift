@@ -280,6 +280,43 @@ enum PostgresSchema {
             // committed meanwhile: two round trips and no lock held between them.
             "ALTER TABLE device ADD COLUMN pending_version bigint NOT NULL DEFAULT 0",
         ]),
+        Migration(identifier: "v10: an inbox item is its fire-log row, not a copy of it", statements: [
+            // Held in the inbox: the hand-over id the device acknowledges (from the series shared
+            // with backlog hand-overs), and whether it did. A firing is written once: a claim
+            // holds it in the row it inserts, instead of a second row with its content copied.
+            "ALTER TABLE delivery ADD COLUMN inbox_seq bigint",
+            "ALTER TABLE delivery ADD COLUMN inbox_acknowledged boolean NOT NULL DEFAULT false",
+            """
+            CREATE INDEX delivery_inbox ON delivery (app_id, device_id, inbox_seq)
+                WHERE inbox_seq IS NOT NULL AND NOT inbox_acknowledged
+            """,
+            """
+            UPDATE delivery l SET inbox_seq = i.key, inbox_acknowledged = i.acknowledged,
+                content = coalesce(l.content, i.content)
+            FROM device_inbox i WHERE i.delivery_key = l.key
+            """,
+            // Items whose fire-log row is gone (or never was: a presentation) become rows of their own.
+            """
+            INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
+                missed, channel, outcome, content, inbox_seq, inbox_acknowledged)
+            SELECT occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late, missed,
+                'inbox', 'held', content, key, acknowledged
+            FROM device_inbox i
+            WHERE i.delivery_key IS NULL OR NOT EXISTS (SELECT 1 FROM delivery l WHERE l.key = i.delivery_key)
+            """,
+            "DROP TABLE device_inbox",
+            // A deleted device (or app) takes its inbox with it; its firings stay, as history.
+            """
+            CREATE OR REPLACE FUNCTION herald_device_inbox_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE delivery l SET inbox_acknowledged = true FROM gone
+                WHERE l.app_id = gone.app_id AND l.device_id = gone.id AND l.inbox_seq IS NOT NULL
+                    AND NOT l.inbox_acknowledged;
+                RETURN NULL;
+            END
+            $$
+            """,
+        ]),
     ]
 
     /// Applies the migrations not yet applied, holding the advisory lock on one connection.

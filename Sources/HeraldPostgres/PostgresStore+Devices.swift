@@ -241,13 +241,26 @@ extension PostgresStore {
         guard !deliveries.isEmpty else { return }
         try await transaction { connection in
             for delivery in deliveries {
+                // Held in the inbox on the way, it already has its row (the inbox item): the
+                // outcome goes there, so the presentation is listed once.
                 try await connection.run("""
+                    WITH held AS (
+                        UPDATE delivery SET channel = \(delivery.channel), outcome = \(delivery.outcome),
+                            apns_status = \(delivery.apnsStatus), apns_id = \(delivery.apnsID)
+                        WHERE key = (
+                            SELECT key FROM delivery WHERE app_id = \(delivery.appID) AND device_id = \(delivery.deviceID)
+                                AND occurrence_id = \(delivery.occurrenceID) AND notification_key IS NULL
+                                AND inbox_seq IS NOT NULL AND outcome = 'pending'
+                            ORDER BY key DESC LIMIT 1)
+                        RETURNING 1
+                    )
                     INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,
                         missed, channel, outcome, apns_status, apns_id)
-                    VALUES (\(delivery.occurrenceID), \(delivery.appID), \(delivery.deviceID), \(delivery.notificationID),
+                    SELECT \(delivery.occurrenceID), \(delivery.appID), \(delivery.deviceID), \(delivery.notificationID),
                         \(delivery.scheduledFor.millisecondsSince1970), \(delivery.firedAt.millisecondsSince1970),
                         \(delivery.late), \(delivery.missed), \(delivery.channel), \(delivery.outcome),
-                        \(delivery.apnsStatus), \(delivery.apnsID))
+                        \(delivery.apnsStatus), \(delivery.apnsID)
+                    WHERE NOT EXISTS (SELECT 1 FROM held)
                     """, logger: self.logger)
             }
         }

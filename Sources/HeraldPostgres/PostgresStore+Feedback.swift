@@ -264,7 +264,8 @@ extension PostgresStore {
         let statements: [PostgresQuery] = [
             """
             DELETE FROM delivery WHERE key IN (
-                SELECT key FROM delivery WHERE fired_at < \(deliveries) AND outcome <> 'pending' ORDER BY key LIMIT \(batchSize))
+                SELECT key FROM delivery WHERE fired_at < \(deliveries) AND outcome <> 'pending'
+                    AND (inbox_seq IS NULL OR inbox_acknowledged) ORDER BY key LIMIT \(batchSize))
             RETURNING 1
             """,
             """
@@ -280,14 +281,6 @@ extension PostgresStore {
             """
             DELETE FROM idempotency WHERE (hook, key) IN (
                 SELECT hook, key FROM idempotency WHERE created_at < \(idempotency) LIMIT \(batchSize))
-            RETURNING 1
-            """,
-            // Acknowledged inbox items whose firing has its outcome: nothing can hold them again.
-            """
-            DELETE FROM device_inbox WHERE key IN (
-                SELECT i.key FROM device_inbox i WHERE i.acknowledged AND NOT EXISTS (
-                    SELECT 1 FROM delivery l WHERE l.key = i.delivery_key AND l.outcome = 'pending')
-                LIMIT \(batchSize))
             RETURNING 1
             """,
         ]

@@ -21,15 +21,10 @@ extension PostgresStore {
     /// Claims what is due in one transaction of two statements, whatever the batch's size: one
     /// read (the database's clock, the due rows locked with `SKIP LOCKED`, and the soonest row
     /// due by this node's clock but not yet by the database's), then, once `decide` has chosen
-    /// each row's next occurrence, one write (the fire log, the notifications advanced or
-    /// removed, and the word to other nodes). See ``ClaimRead`` and ``ClaimWrite``.
-    ///
-    /// `holding` is ignored: every firing goes to the dispatcher. Inbox ids must follow commit
-    /// order (a wake hands over, and an acknowledgement covers, everything up to an id), so the
-    /// dispatcher's hold locks the devices before drawing them (see `holdInInbox`). A claim
-    /// holding notification locks cannot also take device locks: a cancel takes them the other
-    /// way round. (Tried: ids drawn in the claim let an acknowledgement on another node cover an
-    /// item committed after it, which the fault harness's `ackrace` caught.)
+    /// each row's next occurrence, one write (the fire log, the firings `holding` says can only
+    /// end in an inbox held there, the notifications advanced or removed, and the word to other
+    /// nodes). See ``ClaimRead`` and ``ClaimWrite``: the write holds a firing only under its
+    /// device's lock, taken without waiting, so hand-over ids keep commit order.
     public func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
@@ -55,7 +50,12 @@ extension PostgresStore {
                 if let occurrence = step.firing {
                     // The stored text as it is: the log keeps exactly what was scheduled.
                     let content = try row.value(10, as: String.self)
-                    write.log.append(occurrence, content: content, notificationKey: key, generation: generation)
+                    // Held here only once its instant has come: an inbox item is visible to a
+                    // wake from the commit on, and nothing is handed over early.
+                    let holdable = occurrence.scheduledFor <= firedAt
+                        && holding?.holds(device, storedContent: content) == true
+                    write.log.append(occurrence, content: content, notificationKey: key, generation: generation,
+                                     holdable: holdable)
                     // Fired at its instant when claimed early: the engine holds it until then.
                     candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
                                                       firedAt: max(firedAt, occurrence.scheduledFor))
@@ -71,12 +71,16 @@ extension PostgresStore {
             // needs, its claim reads what is due from the table.
             write.payloads = Self.armingPayloads(node: self.nodeID, instants: Set(claim.armed.map(\.fireAt)).sorted())
             guard !write.isEmpty else { return claim }
-            let logIDs = try await write.run(on: connection, firedAt: firedAtMilliseconds, node: self.nodeID,
-                                              logger: self.logger)
+            let logged = try await write.run(on: connection, firedAt: firedAtMilliseconds, node: self.nodeID,
+                                             logger: self.logger)
             for key in write.log.notificationKeys {
-                guard let logID = logIDs[key], var fired = candidates[key] else { continue }
-                fired.logID = logID
-                claim.fired.append(fired)
+                guard let entry = logged[key], var fired = candidates[key] else { continue }
+                fired.logID = entry.logID
+                if entry.inboxSequence == nil {
+                    claim.fired.append(fired)
+                } else {
+                    claim.heldInInbox.append(fired)
+                }
             }
             return claim
         }
@@ -165,19 +169,30 @@ extension PostgresStore {
         // One statement: atomic without BEGIN and COMMIT around it. The keys twice: `= ANY`
         // lets PostgreSQL find the rows by primary key; the join alone, on a fire log without
         // statistics yet (a fresh one, or mid-burst), planned a scan of the whole log per batch.
+        // A row that already holds its outcome (written when its item was held) is not written
+        // again, but counts as stored.
         let written = try await statement { connection in
-            try await connection.count("""
-                UPDATE delivery AS l SET channel = u.c, outcome = u.o, apns_status = nullif(u.s, -1),
-                    apns_id = nullif(u.a, '')
-                FROM unnest(\(keys)::bigint[], \(channels)::text[], \(results)::text[], \(statuses)::bigint[],
-                    \(apnsIDs)::text[]) AS u(k, c, o, s, a)
-                WHERE l.key = ANY(\(keys)::bigint[]) AND l.key = u.k AND l.claimed_by = \(self.nodeID)
-                RETURNING 1
-                """, logger: self.logger)
+            try await connection.row("""
+                WITH outcome AS (
+                    SELECT l.key, u.c, u.o, nullif(u.s, -1) AS s, nullif(u.a, '') AS a,
+                        (l.channel, l.outcome, l.apns_status, l.apns_id) IS DISTINCT FROM (u.c, u.o, nullif(u.s, -1), nullif(u.a, ''))
+                            AS changed
+                    FROM delivery l JOIN unnest(\(keys)::bigint[], \(channels)::text[], \(results)::text[],
+                        \(statuses)::bigint[], \(apnsIDs)::text[]) AS u(k, c, o, s, a) ON l.key = u.k
+                    WHERE l.key = ANY(\(keys)::bigint[]) AND l.claimed_by = \(self.nodeID)
+                ), stored AS (
+                    UPDATE delivery AS l SET channel = outcome.c, outcome = outcome.o, apns_status = outcome.s,
+                        apns_id = outcome.a
+                    FROM outcome
+                    WHERE l.key = ANY(\(keys)::bigint[]) AND l.key = outcome.key AND outcome.changed
+                        AND l.claimed_by = \(self.nodeID)
+                )
+                SELECT count(*) FROM outcome
+                """, logger: self.logger)?.value(0, as: Int64.self) ?? 0
         }
-        if written < outcomes.count {
+        if written < Int64(outcomes.count) {
             logger.warning("outcomes refused: another node took these firings over after this node's lease ran out",
-                           metadata: ["refused": "\(outcomes.count - written)", "node": "\(self.nodeID)"])
+                           metadata: ["refused": "\(Int64(outcomes.count) - written)", "node": "\(self.nodeID)"])
         }
     }
 
@@ -207,10 +222,14 @@ struct FireLogBatch {
     var notificationKeys: [Int64] = []
     var generations: [Int64] = []
     var indexes: [Int64] = []
+    /// Whether the claim may hold the firing in its device's inbox (``InboxOnlyRule``), if it
+    /// can lock the device (``ClaimWrite``).
+    var holdable: [Bool] = []
 
     var isEmpty: Bool { occurrenceIDs.isEmpty }
 
-    mutating func append(_ occurrence: Occurrence, content: String, notificationKey: Int64, generation: Int64) {
+    mutating func append(_ occurrence: Occurrence, content: String, notificationKey: Int64, generation: Int64,
+                         holdable: Bool) {
         occurrenceIDs.append(occurrence.id)
         appIDs.append(occurrence.appID)
         deviceIDs.append(occurrence.deviceID)
@@ -222,5 +241,6 @@ struct FireLogBatch {
         notificationKeys.append(notificationKey)
         generations.append(generation)
         indexes.append(Int64(occurrence.index))
+        self.holdable.append(holdable)
     }
 }

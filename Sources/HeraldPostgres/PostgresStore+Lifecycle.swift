@@ -64,9 +64,12 @@ extension PostgresStore {
         }
     }
 
-    /// Stores a batch of inbox items in two statements, however many there are: the devices'
-    /// rows locked, then one statement that draws the ids, inserts, and answers each item's id
-    /// (its new one, or the one it was held under before).
+    /// Holds a batch of items in their devices' inboxes in two statements, however many there
+    /// are: the devices' rows locked, then one statement that draws the ids and answers each
+    /// item's id (its new one, or the one it was held under before). A firing's item is its
+    /// fire-log row, which takes the id and its outcome (``CompletedDelivery/heldInInbox(_:)``);
+    /// an item without a firing (a presentation) gets a row of its own, pending until
+    /// `recordDeliveries` stores its outcome there.
     ///
     /// The devices' rows are locked as a wake and an acknowledgement lock them (`FOR NO KEY
     /// UPDATE`, in key order so two batches cannot deadlock), and the ids are drawn under that
@@ -75,12 +78,15 @@ extension PostgresStore {
     /// statement starts after the lock is held, so its snapshot sees every item another holder
     /// of the lock committed (one statement would read from a snapshot taken before the wait).
     ///
-    /// Fenced like every write of a lease holder: a firing is held only while it is pending and
-    /// leased to this node. A node that stalled past its lease, whose firings another node took
-    /// over, delivered and saw acknowledged, holds nothing again (its id comes back nil).
+    /// Fenced like every write of a lease holder: a firing is held only while it is leased to
+    /// this node. A node that stalled past its lease, whose firings another node took over,
+    /// holds nothing again (its id comes back nil).
     public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
         guard !items.isEmpty else { return [] }
-        let contents = try items.map { try $0.storedContent ?? Self.json($0.content) }
+        // Only an item without a firing needs its content here: a firing's row has it.
+        let contents = try items.map { item in
+            item.logID == nil ? try item.storedContent ?? Self.json(item.content) : ""
+        }
         let appIDs = items.map(\.occurrence.appID)
         let deviceIDs = items.map(\.occurrence.deviceID)
         // Arrays cannot hold NULLs here: -1 stands for an item with no firing (presented now).
@@ -92,37 +98,43 @@ extension PostgresStore {
                 FOR NO KEY UPDATE
                 """, logger: self.logger)
             // Held: items whose device still exists (one deleted meanwhile has nobody to hold
-            // anything for) and whose firing is still this node's. Their ids are drawn in the
-            // batch's order (a volatile output is computed after the sort). An item held before
-            // (a firing handed over again) keeps its item and id. The firings are found by key
-            // alone (the fence keeps the other conditions out of the scan): on a fire log without
-            // statistics PostgreSQL otherwise read every pending firing of this node per batch.
+            // anything for). A firing held before (handed over again) keeps its id. The firings
+            // are found by key alone (`= ANY`): on a fire log without statistics PostgreSQL
+            // otherwise read every pending firing of this node per batch.
             let rows = try await connection.rows("""
-                WITH item AS (
-                    SELECT * FROM unnest(\(appIDs)::text[], \(deviceIDs)::text[], \(items.map(\.occurrence.id))::text[],
+                WITH item AS MATERIALIZED (
+                    SELECT u.* FROM unnest(\(appIDs)::text[], \(deviceIDs)::text[], \(items.map(\.occurrence.id))::text[],
                         \(items.map(\.occurrence.notificationID))::text[],
                         \(items.map(\.occurrence.scheduledFor.millisecondsSince1970))::bigint[],
                         \(items.map(\.firedAt.millisecondsSince1970))::bigint[], \(items.map(\.occurrence.late))::boolean[],
                         \(items.map { Int64($0.occurrence.missed) })::bigint[], \(contents)::text[], \(logIDs)::bigint[])
                         WITH ORDINALITY AS u(a, d, o, n, s, f, l, m, c, x, i)
-                ), held AS MATERIALIZED (
-                    SELECT nextval('hand_over_sequence') AS k, item.* FROM item
-                    WHERE EXISTS (SELECT 1 FROM device WHERE device.app_id = item.a AND device.id = item.d)
-                        AND (item.x = -1 OR item.x IN (
-                            SELECT key FROM (SELECT key, outcome, claimed_by FROM delivery WHERE key = ANY(\(logIDs)::bigint[])
-                                             OFFSET 0) AS firing
-                            WHERE firing.outcome = 'pending' AND firing.claimed_by = \(self.nodeID)))
-                    ORDER BY item.i
-                ), inserted AS (
-                    INSERT INTO device_inbox (key, app_id, device_id, occurrence_id, notification_id, scheduled_for,
-                        fired_at, late, missed, content, delivery_key)
-                    SELECT k, a, d, o, n, s, f, l, m, c, nullif(x, -1) FROM held
-                    ON CONFLICT DO NOTHING
-                    RETURNING key
+                    WHERE EXISTS (SELECT 1 FROM device WHERE device.app_id = u.a AND device.id = u.d)
+                ), firing AS MATERIALIZED (
+                    SELECT key, inbox_seq FROM delivery
+                    WHERE key = ANY(\(logIDs)::bigint[]) AND claimed_by = \(self.nodeID)
+                        AND (inbox_seq IS NOT NULL OR outcome = 'pending')
+                ), held AS (
+                    UPDATE delivery l SET inbox_seq = nextval('hand_over_sequence'),
+                        channel = \(CompletedDelivery.heldChannel), outcome = \(CompletedDelivery.heldOutcome)
+                    FROM item, firing
+                    WHERE l.key = ANY(\(logIDs)::bigint[]) AND l.key = item.x AND firing.key = item.x
+                        AND firing.inbox_seq IS NULL
+                    RETURNING l.key, l.inbox_seq
+                ), presented AS (
+                    INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
+                        late, missed, channel, outcome, content, claimed_by, inbox_seq)
+                    SELECT o, a, d, n, s, f, l, m, 'pending', 'pending', c, \(self.nodeID), nextval('hand_over_sequence')
+                    FROM (SELECT * FROM item WHERE x = -1 ORDER BY i) AS unlogged
+                    RETURNING key, inbox_seq
                 )
-                SELECT h.i, CASE WHEN h.k IN (SELECT key FROM inserted) THEN h.k
-                    ELSE (SELECT earlier.key FROM device_inbox earlier WHERE earlier.delivery_key = h.x) END
-                FROM held h
+                SELECT item.i, coalesce(held.inbox_seq, firing.inbox_seq)
+                FROM item JOIN firing ON firing.key = item.x LEFT JOIN held ON held.key = item.x
+                UNION ALL
+                SELECT item.i, presented.inbox_seq
+                FROM (SELECT i, row_number() OVER (ORDER BY i) AS r FROM item WHERE x = -1) AS item
+                    JOIN (SELECT inbox_seq, row_number() OVER (ORDER BY inbox_seq) AS r FROM presented) AS presented
+                    ON presented.r = item.r
                 """, logger: self.logger)
             var sequences = [Int64?](repeating: nil, count: items.count)
             for row in rows {
@@ -214,19 +226,16 @@ extension PostgresStore {
     }
 
     /// Acknowledges the inbox items up to and including `upTo`, and the backlog hand-over if its
-    /// id is in range. An acknowledged item whose firing is still pending stays as a tombstone
-    /// (a retry of that firing must not hold it again); the others are removed.
+    /// id is in range. An item is its firing's fire-log row, marked acknowledged: a retry of that
+    /// firing finds it held and does not hold it again.
     @discardableResult
     func acknowledge(_ connection: PostgresConnection, appID: String, deviceID: String,
                      upTo: Int64) async throws -> Acknowledgement {
         let inboxItems = try await connection.count("""
-            UPDATE device_inbox SET acknowledged = true
-            WHERE app_id = \(appID) AND device_id = \(deviceID) AND key <= \(upTo) AND NOT acknowledged
+            UPDATE delivery SET inbox_acknowledged = true
+            WHERE app_id = \(appID) AND device_id = \(deviceID) AND inbox_seq IS NOT NULL AND inbox_seq <= \(upTo)
+                AND NOT inbox_acknowledged
             RETURNING 1
-            """, logger: self.logger)
-        try await connection.run("""
-            DELETE FROM device_inbox i WHERE i.app_id = \(appID) AND i.device_id = \(deviceID) AND i.acknowledged
-                AND NOT EXISTS (SELECT 1 FROM delivery l WHERE l.key = i.delivery_key AND l.outcome = 'pending')
             """, logger: self.logger)
         var backlog = try await self.backlog(connection, appID: appID, deviceID: deviceID)
         let acknowledged = backlog.acknowledge(upTo: upTo)
@@ -254,9 +263,10 @@ extension PostgresStore {
     func unacknowledgedInbox(_ connection: PostgresConnection, appID: String, deviceID: String,
                              after: Int64 = -1) async throws -> [InboxItem] {
         try await connection.rows("""
-            SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, key FROM device_inbox
-            WHERE app_id = \(appID) AND device_id = \(deviceID) AND key > \(after) AND NOT acknowledged
-            ORDER BY key
+            SELECT occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, inbox_seq FROM delivery
+            WHERE app_id = \(appID) AND device_id = \(deviceID) AND inbox_seq IS NOT NULL AND inbox_seq > \(after)
+                AND NOT inbox_acknowledged
+            ORDER BY inbox_seq
             """, logger: self.logger).map { row in
             let occurrenceID = try row.value(0, as: String.self)
             let occurrence = Occurrence(appID: appID, deviceID: deviceID, notificationID: try row.value(1),

@@ -65,7 +65,8 @@ extension PostgresStore {
             return try await connection.rows("""
                 SELECT \(unescaped: Self.deviceColumns),
                     (SELECT count(*) FROM notification n WHERE n.app_id = d.app_id AND n.device_id = d.id),
-                    (SELECT count(*) FROM device_inbox i WHERE i.app_id = d.app_id AND i.device_id = d.id AND NOT i.acknowledged),
+                    (SELECT count(*) FROM delivery i WHERE i.app_id = d.app_id AND i.device_id = d.id AND i.inbox_seq IS NOT NULL
+                        AND NOT i.inbox_acknowledged),
                     e.queue, e.unacknowledged, e.handed_seq
                 FROM device d LEFT JOIN device_events e ON e.app_id = d.app_id AND e.device_id = d.id
                 WHERE d.app_id = \(appID) AND d.broadcast_channel IS NULL ORDER BY d.id LIMIT \(limit)
@@ -87,8 +88,9 @@ extension PostgresStore {
                 throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
             }
             return try await connection.rows("""
-                SELECT key, notification_id, occurrence_id, fired_at FROM device_inbox
-                WHERE app_id = \(appID) AND device_id = \(deviceID) AND NOT acknowledged ORDER BY key LIMIT \(limit)
+                SELECT inbox_seq, notification_id, occurrence_id, fired_at FROM delivery
+                WHERE app_id = \(appID) AND device_id = \(deviceID) AND inbox_seq IS NOT NULL AND NOT inbox_acknowledged
+                ORDER BY inbox_seq LIMIT \(limit)
                 """, logger: self.logger).map { row in
                 InboxListing(sequence: try row.value(0), notificationID: try row.value(1), occurrenceID: try row.value(2),
                            firedAt: Date(millisecondsSince1970: try row.value(3)))

@@ -101,8 +101,9 @@ public protocol SchedulerStore: Sendable {
     ///
     /// A firing that `holding` says can only end in its device's inbox, and whose instant has
     /// come by `firedAt`, may be held in the same write, its outcome stored: it is returned in
-    /// ``FiringClaim/heldInInbox``, not ``FiringClaim/fired``. Without a rule, or in a store
-    /// that cannot hold in its claim (PostgreSQL), every firing is returned to deliver.
+    /// ``FiringClaim/heldInInbox``, not ``FiringClaim/fired``. Without a rule every firing is
+    /// returned to deliver; a store may also leave one to deliver that it could not hold at once
+    /// (PostgreSQL, when another transaction holds the device's row).
     ///
     /// - Returns: the firings to hand to delivery, those held already, the timer entries to arm
     ///   next, and whether `limit` cut the claim short (more may be due).

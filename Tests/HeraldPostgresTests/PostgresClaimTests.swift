@@ -128,6 +128,45 @@ struct PostgresClaimTests {
         await store.close()
     }
 
+    @Test("A claim holds in its inbox a firing whose device row it can lock at once; one whose device is busy is left to the dispatcher, not waited for")
+    func claimHoldsOnlyWhatItCanLockAtOnce() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let store = try await Self.node(on: server, database: "busy")
+        for device in ["d0", "d1"] {
+            _ = try await store.schedule(Self.fixtures.oneShot("n-\(device)", device: device, at: 10), now: Self.start)
+        }
+        // Another session (a wake, say) holds d0's row for 3 s.
+        let busy = Task.detached {
+            try server.query("""
+                BEGIN; SELECT 1 FROM device WHERE id = 'd0' FOR NO KEY UPDATE; SELECT pg_sleep(3); COMMIT;
+                """, database: "busy")
+        }
+        let locked = await pollUntil(timeout: .seconds(5), interval: .milliseconds(20)) {
+            (try? server.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'", database: "busy"))
+                == [["1"]]
+        }
+        #expect(locked, "the other session never took the lock")
+        let at = Self.start.addingTimeInterval(10)
+        let began = ContinuousClock.now
+        let claim = try await store.claimDue(until: at, firedAt: at, limit: 50, holding: InboxOnlyRule { _, _ in true }) { due in
+            due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
+        }
+        #expect(ContinuousClock.now - began < .seconds(2), "the claim waited for the busy device")
+        #expect(claim.heldInInbox.map(\.occurrence.id) == ["n-d1#0"])
+        #expect(claim.fired.map(\.occurrence.id) == ["n-d0#0"])
+        #expect(try server.query("SELECT device_id, outcome FROM delivery ORDER BY device_id", database: "busy")
+                == [["d0", "pending"], ["d1", CompletedDelivery.heldOutcome]])
+        _ = try await busy.value
+        // The dispatcher holds the other once the device is free, under a higher id.
+        let heldID = try #require(try await store.handedOver(appID: Self.app, deviceID: "d1", after: 0).inbox.first?.sequence)
+        let fired = claim.fired[0]
+        let item = InboxItem(logID: fired.logID, occurrence: fired.occurrence, content: try fired.content(), firedAt: fired.firedAt)
+        let laterID = try #require(try await store.holdInInbox([item]).first ?? nil)
+        #expect(laterID > heldID)
+        await store.close()
+    }
+
     @Test("Deleting a device, or its app, removes the device's inbox items; the other devices keep theirs")
     func inboxGoesWithItsDevice() async throws {
         let server = try PostgresServer.start()
@@ -142,7 +181,9 @@ struct PostgresClaimTests {
         }
         #expect(try await store.holdInInbox(items).allSatisfy { $0 != nil })
         #expect(try await store.deleteDevice(appID: Self.app, id: "d0"))
-        let left = "SELECT app_id || '/' || device_id FROM device_inbox ORDER BY 1"
+        let left = """
+            SELECT app_id || '/' || device_id FROM delivery WHERE inbox_seq IS NOT NULL AND NOT inbox_acknowledged ORDER BY 1
+            """
         #expect(try server.query(left, database: "gone") == [["\(Self.app)/d1"], ["com.example.other/d0"]])
         #expect(try await store.deleteApp(id: "com.example.other"))
         #expect(try server.query(left, database: "gone") == [["\(Self.app)/d1"]])

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HeraldCore
 @testable import HeraldStorage
+import HeraldTestSupport
 import Testing
 
 @Suite("SQLite inbox migration")
@@ -37,17 +38,6 @@ struct InboxMigrationTests {
         }
 
         let store = try SQLiteStore(directory: directory)
-        let inbox = try await store.handedOver(appID: "app", deviceID: "d0", after: 0).inbox
-        #expect(inbox.map(\.sequence) == [5, 7])
-        #expect(inbox.map { $0.content.alert?.body } == ["a", "c"])
-        // The acknowledged item stays acknowledged when its pending firing is handed over again.
-        let pending = try #require(try await store.unfinishedFirings().fired.first)
-        #expect(try await store.holdInInbox([InboxItem(logID: pending.logID, occurrence: pending.occurrence,
-                                                        content: try pending.content(), firedAt: pending.firedAt)]) == [6])
-        #expect(try await store.acknowledge(appID: "app", deviceID: "d0", upTo: 5).inboxItems == 1)
-        let later = InboxItem(occurrence: Occurrence(appID: "app", deviceID: "d0", notificationID: "d", index: 0,
-                                                     scheduledFor: Date(), late: false, missed: 0),
-                              content: NotificationContent(alert: .init(body: "d")), firedAt: Date())
-        #expect(try #require(try await store.holdInInbox([later]).first ?? nil) > 9)
+        try await InboxUpgrade.expectUpgraded(store)
     }
 }

@@ -12,9 +12,9 @@ The history is a list of events in the order the recorder saw them (client.Recor
 The snapshot (`store_snapshot`) is plain rows of the app:
     fire_log  [{"device", "notification", "occurrence", "outcome", "channel", "scheduled_for",
                 "fired_at", "claimed_by"}]: the `delivery` table, one row per firing
-    inbox     [{"device", "notification", "occurrence", "seq", "acknowledged"}]: PostgreSQL's
-                `device_inbox` (tombstones included); on SQLite the fire-log rows with an
-                `inbox_seq` (an inbox item *is* its fire-log row there)
+    inbox     [{"device", "notification", "occurrence", "seq", "acknowledged"}]: the fire-log
+                rows with an `inbox_seq`, acknowledged ones included (an inbox item *is* its
+                fire-log row, on both backends)
     scheduled_left  [(device, notification id)]: `notification` rows not fired yet
 Schemas: Sources/HeraldPostgres/PostgresSchema.swift, Sources/HeraldStorage/SQLiteSchema.swift.
 
@@ -61,10 +61,10 @@ class PostgresStoreReader:
 
     @staticmethod
     def inbox_sql(app):
-        # Tombstones too (acknowledged, kept while their firing is pending): a second row for
-        # one occurrence is a duplicate whether or not one was acknowledged.
-        return (f"SELECT device_id, notification_id, occurrence_id, key, CASE WHEN acknowledged THEN 1 ELSE 0 END "
-                f"FROM device_inbox WHERE app_id = '{app}'")
+        # An inbox item is its firing's fire-log row; acknowledged ones stay, marked.
+        return (f"SELECT device_id, notification_id, occurrence_id, inbox_seq, "
+                f"CASE WHEN inbox_acknowledged THEN 1 ELSE 0 END FROM delivery "
+                f"WHERE app_id = '{app}' AND inbox_seq IS NOT NULL")
 
 
 class SQLiteStoreReader:

@@ -63,9 +63,8 @@ arrived, and each acknowledgement answered 2xx) and the store at the end. Verdic
     twice         received again after an acknowledgement covering it was answered
     duplicate     handed over more than once, ack or no ack: a second fire-log row (delivery) for
                   one (occurrence, device), one notification fired as two occurrences, or one
-                  occurrence under two hand-over ids (seq) in the inbox table (PostgreSQL's
-                  device_inbox, tombstones included; SQLite's fire-log rows with an inbox_seq) or
-                  in what its client received
+                  occurrence under two hand-over ids (seq) in the inbox (the fire-log rows with
+                  an inbox_seq, acknowledged ones included) or in what its client received
     acked_unseen  handed over (inbox or stream), gone from the inbox, never received: an ack
                   removed it unseen
     pending       fire-log rows still 'pending' at the end

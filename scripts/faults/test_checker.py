@@ -127,7 +127,7 @@ class CheckerTest(unittest.TestCase):
     def test_one_occurrence_in_the_inbox_under_two_seqs_fails_as_duplicate(self):
         h = clean()
         h.hold("d1", "n1", "o1", 1)
-        h.hold("d1", "n1", "o1", 6)        # a second inbox row (PostgreSQL's device_inbox)
+        h.hold("d1", "n1", "o1", 6)        # a second inbox row (a second fire-log row held)
         self.assertIn("in the inbox under seqs [1, 6]", self.assertFailsWith(h, "duplicate")[0])
 
     def test_early_item_fails(self):
