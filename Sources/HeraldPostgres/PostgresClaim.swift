@@ -110,12 +110,13 @@ struct ClaimWrite {
                 ORDER BY app_id, id
                 FOR NO KEY UPDATE SKIP LOCKED
             ), firing AS (
-                SELECT u.*, u.h AND EXISTS (SELECT 1 FROM locked WHERE locked.app_id = u.a AND locked.id = u.d) AS held
+                SELECT u.*, u.h AND locked.id IS NOT NULL AS held
                 FROM unnest(\(log.occurrenceIDs)::text[], \(log.appIDs)::text[], \(log.deviceIDs)::text[],
                     \(log.notificationIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
                     \(log.missed)::bigint[], \(log.contents)::text[], \(log.notificationKeys)::bigint[],
                     \(log.generations)::bigint[], \(log.indexes)::bigint[], \(log.holdable)::boolean[])
                     WITH ORDINALITY AS u(o, a, d, i, s, l, m, c, k, g, x, h, r)
+                    LEFT JOIN locked ON locked.app_id = u.a AND locked.id = u.d
             ), logged AS (
                 INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
                     late, missed, channel, outcome, content, notification_key, generation, occurrence_index, claimed_by,
