@@ -39,7 +39,7 @@ if [[ $SMOKE == 1 ]]; then
   HTTP_SECONDS=1
   HTTP_DEVICES=200
   CLUSTER_SIZES=(--rate 100 --seconds 1 --burst 500)
-  POSTGRES_BURST_SIZES=(--burst 1000)
+  POSTGRES_BURST_SIZES=(--burst 1000 --rounds 1)
   POSTGRES_SCHEDULE_SIZES=(--devices 200 --seconds 1)
   SQLITE_BURST_SIZES=(--burst 2000)
   MODE_LABEL="smoke, debug build"
@@ -59,7 +59,7 @@ else
   HTTP_SECONDS=10
   HTTP_DEVICES=4000
   CLUSTER_SIZES=(--rate 1000 --seconds 10 --burst 20000)
-  POSTGRES_BURST_SIZES=(--burst 20000)
+  POSTGRES_BURST_SIZES=(--burst 20000 --rounds 3)
   POSTGRES_SCHEDULE_SIZES=(--devices 4000 --seconds 10)
   SQLITE_BURST_SIZES=(--burst 100000)
   MODE_LABEL="release build"

@@ -144,7 +144,7 @@ public struct DeviceRouter: DeliveryChannel {
         // written as is, so its absence rules out a Live Activity without decoding. Text that
         // merely mentions it takes the full path, which is only slower.
         device.state != .active && device.broadcastChannel == nil && device.pushAddress == nil
-            && !storedContent.contains(#""liveActivity""#)
+            && !storedContent.containsBytes(#""liveActivity""#)
     }
 
     /// The outcome of a Live Activity push with nowhere to go that the inbox cannot stand in for:
@@ -174,5 +174,27 @@ public struct DeviceRouter: DeliveryChannel {
                                    storedContent: fired.contentJSON, firedAt: fired.firedAt))
         }
         return (kept, items)
+    }
+}
+
+extension String {
+    /// Whether `needle` occurs in this string's UTF-8 bytes: a plain byte search. The claim runs
+    /// ``DeviceRouter/inboxOnlyRule`` on every firing, and Foundation's `contains` (a
+    /// locale-aware `range(of:)`) cost a quarter of a PostgreSQL claim's own CPU.
+    func containsBytes(_ needle: StaticString) -> Bool {
+        var text = self
+        return text.withUTF8 { haystack in
+            needle.withUTF8Buffer { needle in
+                guard needle.count > 0 else { return true }
+                guard haystack.count >= needle.count else { return false }
+                let first = needle[0]
+                for start in 0...(haystack.count - needle.count) where haystack[start] == first {
+                    var index = 1
+                    while index < needle.count, haystack[start + index] == needle[index] { index += 1 }
+                    if index == needle.count { return true }
+                }
+                return false
+            }
+        }
     }
 }

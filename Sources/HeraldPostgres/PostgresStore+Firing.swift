@@ -39,10 +39,14 @@ extension PostgresStore {
                 // Due by this node's clock, not yet by the database's: look again when it is.
                 claim.armed.append(TimerEntry(fireAt: early + (firedAtMilliseconds - read.databaseNow), key: -1))
             }
+            // A burst fires many notifications of one device: its columns are decoded once.
+            var devices: [String: Device] = [:]
             for row in read.rows {
                 let key = try row.value(Self.notificationColumnCount, as: Int64.self)
                 let generation = try row.value(Self.notificationColumnCount + 1, as: Int64.self)
-                let device = try Self.device(from: row, offset: Self.notificationColumnCount + 2)
+                let deviceKey = try row.value(0, as: String.self) + "\u{0}" + row.value(1, as: String.self)
+                let device = try devices[deviceKey] ?? Self.device(from: row, offset: Self.notificationColumnCount + 2)
+                devices[deviceKey] = device
                 let due = DueNotification(key: key, notificationID: try row.value(2), schedule: try Self.schedule(from: row),
                                           nextIndex: try row.value(11),
                                           nextFireDate: Date(millisecondsSince1970: try row.value(12)), device: device)
