@@ -96,7 +96,7 @@ public struct HeraldServer: Sendable {
         self.health = health
         relay = directory.map { LiveRelay(directory: $0, streams: streams, health: health, logger: logger) }
         let pushChannel = PushDeliveryChannel(gateway: gateway, store: store,
-                                              reportsSuccess: configuration.feedbackEvents.contains("delivery.succeeded"))
+                                              reportsSuccess: configuration.feedbackEvents.contains(.deliverySucceeded))
         let channel = channel ?? DeviceRouter(streams: streams, push: pushChannel,
                                               ledger: StoredTokenLedger(store: store), store: store)
         if configuration.feedbackURLs.isEmpty {

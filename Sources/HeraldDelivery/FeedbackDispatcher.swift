@@ -22,7 +22,7 @@ import FoundationNetworking
 /// stops the loop: it tries again with backoff.
 public actor FeedbackDispatcher: Service {
     public struct Configuration: Sendable {
-        public var receivers: [(url: String, types: Set<String>)]
+        public var receivers: [(url: String, types: Set<FeedbackType>)]
         public var secret: String
         public var maximumAttempts: Int
         /// Messages waiting for an attempt, per receiver; parked messages do not count.
@@ -31,7 +31,7 @@ public actor FeedbackDispatcher: Service {
         public var initialBackoff: TimeInterval
         public var maximumBackoff: TimeInterval
 
-        public init(receivers: [(url: String, types: Set<String>)], secret: String, maximumAttempts: Int = 8,
+        public init(receivers: [(url: String, types: Set<FeedbackType>)], secret: String, maximumAttempts: Int = 8,
                     outboxLimit: Int = 10_000, requestTimeout: TimeInterval = 10, initialBackoff: TimeInterval = 1,
                     maximumBackoff: TimeInterval = 300) {
             self.receivers = receivers
@@ -225,7 +225,7 @@ public actor FeedbackDispatcher: Service {
     static let render: @Sendable (Int64, FeedbackEvent) -> String = { id, event in
         struct Body: Encodable {
             var id: Int64
-            var type: String
+            var type: FeedbackType
             var app: String
             var createdAt: String
             var data: [String: JSONValue]

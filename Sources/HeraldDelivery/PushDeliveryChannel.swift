@@ -231,7 +231,7 @@ public struct PushDeliveryChannel: DeliveryChannel {
         ]
         if let apnsID = result.apnsID { payload["apnsId"] = .string(apnsID) }
         if let reason = result.reason { payload["reason"] = .string(reason) }
-        return FeedbackEvent(type: result.succeeded ? "delivery.succeeded" : "delivery.failed", appID: fired.device.appID,
+        return FeedbackEvent(type: result.succeeded ? .deliverySucceeded : .deliveryFailed, appID: fired.device.appID,
                              payload: payload, createdAt: Date())
     }
 

@@ -23,7 +23,7 @@ public struct StoredTokenLedger: TokenLedger {
         var payload: [String: JSONValue] = ["app": .string(token.appID), "token": .string(token.token),
                                             "reason": .string(token.reason)]
         if let timestamp = token.apnsTimestamp { payload["timestamp"] = .number(Double(timestamp)) }
-        let feedback = FeedbackEvent(type: "token.invalid", appID: token.appID, payload: payload, createdAt: token.invalidatedAt)
+        let feedback = FeedbackEvent(type: .tokenInvalid, appID: token.appID, payload: payload, createdAt: token.invalidatedAt)
         return (try? await store.invalidateToken(token, feedback: feedback)) ?? false
     }
 }

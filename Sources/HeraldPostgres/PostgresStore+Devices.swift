@@ -293,7 +293,7 @@ extension PostgresStore {
                 """, logger: self.logger)
             try await connection.run("""
                 INSERT INTO feedback_event (type, app_id, payload, created_at)
-                VALUES (\(feedback.type), \(feedback.appID), \(payload), \(feedback.createdAt.millisecondsSince1970))
+                VALUES (\(feedback.type.rawValue), \(feedback.appID), \(payload), \(feedback.createdAt.millisecondsSince1970))
                 """, logger: self.logger)
             return true
         }

@@ -87,7 +87,7 @@ extension PostgresStore {
 
     public func recordFeedback(_ events: [FeedbackEvent]) async throws {
         guard !events.isEmpty else { return }
-        let types = events.map(\.type), appIDs = events.map(\.appID)
+        let types = events.map(\.type.rawValue), appIDs = events.map(\.appID)
         let payloads = try events.map { try Self.json($0.payload) }
         let createdAt = events.map { $0.createdAt.millisecondsSince1970 }
         try await transaction { connection in
@@ -104,7 +104,7 @@ extension PostgresStore {
     /// Moves new feedback events into the outbox, per receiver, within each receiver's limit.
     /// Each receiver's cursor row is locked while its events are copied, so two nodes fanning out
     /// at once copy each event once.
-    public func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
+    public func fanOutFeedback(receivers: [(url: String, types: Set<FeedbackType>)], limit: Int, now: Date,
                                render: @escaping @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut {
         let at = now.millisecondsSince1970
         let receivers = receivers.map { (url: $0.url, types: $0.types) }
@@ -131,8 +131,9 @@ extension PostgresStore {
                 for row in rows {
                     let key = try row.value(0, as: Int64.self)
                     last = key
-                    let type = try row.value(1, as: String.self)
-                    guard receiver.types.contains(type) else { continue }
+                    // A type this version does not know is no receiver's.
+                    guard let type = FeedbackType(rawValue: try row.value(1, as: String.self)),
+                          receiver.types.contains(type) else { continue }
                     let payloadText = try row.value(3, as: String.self)
                     let event = FeedbackEvent(
                         type: type, appID: try row.value(2),
@@ -140,7 +141,7 @@ extension PostgresStore {
                         createdAt: Date(millisecondsSince1970: try row.value(4)))
                     try await connection.run("""
                         INSERT INTO outbox (event_key, url, type, body, next_attempt_at, state, created_at)
-                        VALUES (\(key), \(receiver.url), \(event.type), \(render(key, event)), \(at), 'pending', \(at))
+                        VALUES (\(key), \(receiver.url), \(event.type.rawValue), \(render(key, event)), \(at), 'pending', \(at))
                         """, logger: self.logger)
                     added += 1
                 }

@@ -169,7 +169,7 @@ struct ScheduleWriteStatement: PostgresPreparedStatement {
         bindings.append(plan.deviceID)
         bindings.append(plan.version)
         bindings.append(plan.evict)
-        bindings.append(plan.feedback.map(\.type))
+        bindings.append(plan.feedback.map(\.type.rawValue))
         bindings.append(try plan.feedback.map { try PostgresStore.json($0.payload) })
         bindings.append(plan.feedback.map { $0.createdAt.millisecondsSince1970 })
         // Without a notification to store, the insert's columns are bound but not used.

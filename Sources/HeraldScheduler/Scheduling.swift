@@ -72,7 +72,7 @@ public struct Scheduling: Sendable {
 
     /// The `notification.evicted` event for a notification `keepSoonest` removed.
     static func evictionFeedback(_ id: String, appID: String, deviceID: String, at now: Date) -> FeedbackEvent {
-        FeedbackEvent(type: "notification.evicted", appID: appID,
+        FeedbackEvent(type: .notificationEvicted, appID: appID,
                       payload: ["app": .string(appID), "device": .string(deviceID), "notificationId": .string(id),
                                 "reason": .string(OverflowPolicy.keepSoonest.rawValue)],
                       createdAt: now)

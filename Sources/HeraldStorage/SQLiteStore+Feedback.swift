@@ -96,7 +96,7 @@ extension SQLiteStore {
     static func insertFeedback(_ events: [FeedbackEvent], _ db: Database) throws {
         for event in events {
             try db.cachedStatement(sql: "INSERT INTO feedback_event (type, app_id, payload, created_at) VALUES (?, ?, ?, ?)")
-                .execute(arguments: [event.type, event.appID, String(decoding: try encoder.encode(event.payload), as: UTF8.self),
+                .execute(arguments: [event.type.rawValue, event.appID, String(decoding: try encoder.encode(event.payload), as: UTF8.self),
                                      event.createdAt.millisecondsSince1970])
         }
     }
@@ -107,7 +107,7 @@ extension SQLiteStore {
     /// the event. Each receiver reads the events at its own pace, from its own cursor, and takes
     /// new ones only while it holds fewer than `limit` messages waiting for an attempt: parked
     /// messages do not count, and a receiver that is down or full holds back only itself.
-    public func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
+    public func fanOutFeedback(receivers: [(url: String, types: Set<FeedbackType>)], limit: Int, now: Date,
                                render: @escaping @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut {
         try await connections.write { db in
             // A receiver seen for the first time starts where the single shared cursor of earlier
@@ -129,8 +129,8 @@ extension SQLiteStore {
                 for row in rows {
                     let key: Int64 = row[0]
                     last = key
-                    let type: String = row[1]
-                    guard receiver.types.contains(type) else { continue }
+                    // A type this version does not know is no receiver's.
+                    guard let type = FeedbackType(rawValue: row[1]), receiver.types.contains(type) else { continue }
                     let payloadText: String = row[3]
                     let event = FeedbackEvent(type: type, appID: row[2],
                                               payload: (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:],
@@ -139,7 +139,7 @@ extension SQLiteStore {
                         INSERT INTO outbox (event_key, url, type, body, next_attempt_at, state, created_at)
                         VALUES (?, ?, ?, ?, ?, 'pending', ?)
                         """)
-                            .execute(arguments: [key, receiver.url, event.type, render(key, event), now.millisecondsSince1970,
+                            .execute(arguments: [key, receiver.url, event.type.rawValue, render(key, event), now.millisecondsSince1970,
                                          now.millisecondsSince1970])
                     added += 1
                 }

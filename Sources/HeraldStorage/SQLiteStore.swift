@@ -400,10 +400,12 @@ public final class SQLiteStore: HeraldStore {
         try await connections.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > ? ORDER BY key LIMIT ?
-                """), arguments: [key, limit]).map { row in
+                """), arguments: [key, limit]).compactMap { row in
+                // A type this version does not know is left out.
+                guard let type = FeedbackType(rawValue: row[1]) else { return nil }
                 let payloadText: String = row[3]
                 let payload = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:]
-                return (row[0], FeedbackEvent(type: row[1], appID: row[2], payload: payload,
+                return (row[0], FeedbackEvent(type: type, appID: row[2], payload: payload,
                                              createdAt: Date(millisecondsSince1970: row[4])))
             }
         }

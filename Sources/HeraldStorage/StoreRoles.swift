@@ -167,7 +167,7 @@ public protocol OutboxStore: Sendable {
     /// Calls `observer` whenever feedback events are raised, so the dispatcher need not poll.
     func observeFeedback(_ observer: @escaping @Sendable () -> Void)
     /// Moves new feedback events into the outbox, per receiver, within each receiver's limit.
-    func fanOutFeedback(receivers: [(url: String, types: Set<String>)], limit: Int, now: Date,
+    func fanOutFeedback(receivers: [(url: String, types: Set<FeedbackType>)], limit: Int, now: Date,
                         render: @escaping @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut
     /// Leases messages due for an attempt, oldest first, each to the caller for `lease` by the
     /// store's clock, under a token of its own (``OutboxMessage/leaseToken``): nobody else

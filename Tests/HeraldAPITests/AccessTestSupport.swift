@@ -153,7 +153,7 @@ struct GuardOptions: Sendable {
     var hookToleranceSeconds: Int?
     var feedbackURLs: [String] = []
     var feedbackSecret: String?
-    var feedbackEvents: Set<String>?
+    var feedbackEvents: Set<FeedbackType>?
     var feedbackMaxAttempts: Int?
     var feedbackOutboxLimit: Int?
     var faults = SandboxFaults()

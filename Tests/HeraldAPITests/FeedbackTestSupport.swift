@@ -80,7 +80,7 @@ enum FeedbackFixture {
 /// Feedback settings for a guarded server: `urls`, signed with ``FeedbackFixture/secret``, on the
 /// live transport so that the dispatcher runs.
 func feedbackOptions(_ urls: [String], maxAttempts: Int? = nil, outboxLimit: Int? = nil,
-                     events: Set<String>? = nil) -> GuardOptions {
+                     events: Set<FeedbackType>? = nil) -> GuardOptions {
     var options = GuardOptions()
     options.transport = .live
     options.feedbackURLs = urls

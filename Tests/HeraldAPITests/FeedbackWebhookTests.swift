@@ -168,7 +168,7 @@ struct FeedbackWebhookTests {
     @Test("Receivers get only the event types in feedback.events")
     func onlyConfiguredEventTypes() async throws {
         try await withFeedbackReceiver { receiver, base in
-            var options = feedbackOptions(["\(base)/hook"], events: ["delivery.failed", "delivery.succeeded"])
+            var options = feedbackOptions(["\(base)/hook"], events: [.deliveryFailed, .deliverySucceeded])
             options.faults = SandboxFaults(unregistered: [guardToken(410)])
             try await withGuardedHerald(options: options) { herald in
                 try await herald.registerApp(GuardApps.alarm, token: guardToken(1))

@@ -36,7 +36,7 @@ struct TokenInvalidationTests {
                     let events = try await store.feedbackEvents(after: 0, limit: 10)
                     try #require(events.count == 1)
                     let event = events[0].event
-                    #expect(event.type == "token.invalid")
+                    #expect(event.type == .tokenInvalid)
                     #expect(event.appID == app.id)
                     #expect(event.payload["token"] == .string(token))
                     #expect(event.payload["reason"] == .string("Unregistered"))
@@ -85,7 +85,7 @@ struct TokenInvalidationTests {
                     #expect(invalid.apnsTimestamp == first.timestamp)
                     #expect((first.timestamp != nil) == (reason.status == 410))
                     let events = try await store.feedbackEvents(after: 0, limit: 10)
-                    #expect(events.map(\.event.type) == ["token.invalid"])
+                    #expect(events.map(\.event.type) == [.tokenInvalid])
                     #expect(events.first?.event.payload["reason"] == .string(reason.rawValue))
 
                     sandbox.faults = SandboxFaults()

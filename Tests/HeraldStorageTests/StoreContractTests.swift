@@ -147,7 +147,7 @@ struct StoreContractTests {
                 let pending = Set(try await store.notifications(appID: app, deviceID: "d0").map(\.id))
                 #expect(pending == Set((0..<128).map { "n\($0)" }), "round \(round)")
                 #expect(evicted.sorted() == (128..<200).map { "n\($0)" }.sorted(), "round \(round): \(evicted.count) evicted")
-                _ = try await store.fanOutFeedback(receivers: [(url: "http://receiver", types: ["notification.evicted"])],
+                _ = try await store.fanOutFeedback(receivers: [(url: "http://receiver", types: [.notificationEvicted])],
                                                    limit: 1_000, now: start) { _, event in
                     if case .string(let id)? = event.payload["notificationId"] { return id }
                     return ""
@@ -347,7 +347,7 @@ struct StoreContractTests {
             ], catalog: try EventCatalog(customKinds: []), connected: false)
             _ = try await store.invalidateToken(
                 InvalidToken(appID: app, token: "dead", reason: "Unregistered", apnsTimestamp: nil, invalidatedAt: start),
-                feedback: FeedbackEvent(type: "token.invalid", appID: app, payload: [:], createdAt: start))
+                feedback: FeedbackEvent(type: .tokenInvalid, appID: app, payload: [:], createdAt: start))
 
             let gauges = try await store.storeGauges()
             #expect(gauges.pendingNotifications == 3)

@@ -56,7 +56,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var shutdownDrainMilliseconds = 10_000
     public var feedbackURLs: [String] = []
     public var feedbackSecret: String?
-    public var feedbackEvents: Set<String> = ["token.invalid", "delivery.failed"]
+    public var feedbackEvents: Set<FeedbackType> = [.tokenInvalid, .deliveryFailed]
     public var feedbackMaxAttempts = 8
     public var feedbackOutboxLimit = 10_000
     public var sandboxEnabled = false
@@ -87,10 +87,6 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var listensOnLoopbackOnly: Bool {
         listenHost == "localhost" || listenHost == "::1" || listenHost.hasPrefix("127.")
     }
-
-    /// The event types feedback receivers can ask for.
-    public static let feedbackEventTypes: Set<String> = ["token.invalid", "delivery.failed", "delivery.succeeded",
-                                                         "notification.evicted"]
 
     /// The keys a configuration may set: YAML path, then how to apply its text value.
     static let keys: [(path: String, apply: @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void)] = [
@@ -258,11 +254,12 @@ public struct ServerConfiguration: Sendable, Equatable {
             config.feedbackSecret = text.trimmingCharacters(in: .whitespacesAndNewlines)
         }),
         ("feedback.events", { config, value throws(ConfigurationError) in
-            let types = Set(list(value))
-            guard types.isSubset(of: feedbackEventTypes) else {
-                throw ConfigurationError(key: "feedback.events", message: "types are \(feedbackEventTypes.sorted().joined(separator: ", "))")
+            let types = list(value).map(FeedbackType.init(rawValue:))
+            guard types.allSatisfy({ $0 != nil }) else {
+                let known = FeedbackType.allCases.map(\.rawValue).sorted().joined(separator: ", ")
+                throw ConfigurationError(key: "feedback.events", message: "types are \(known)")
             }
-            config.feedbackEvents = types
+            config.feedbackEvents = Set(types.compactMap { $0 })
         }),
         ("feedback.maxAttempts", { config, value throws(ConfigurationError) in
             config.feedbackMaxAttempts = try parseInteger(value, key: "feedback.maxAttempts", range: 1...100)

@@ -93,13 +93,12 @@ public struct InvalidToken: Hashable, Sendable {
 /// Something an app's backend should hear about, such as a token becoming invalid. Stored in an
 /// outbox so that it survives restarts until it is delivered.
 public struct FeedbackEvent: Hashable, Sendable {
-    /// `token.invalid`, `delivery.failed`, ...
-    public var type: String
+    public var type: FeedbackType
     public var appID: String
     public var payload: [String: JSONValue]
     public var createdAt: Date
 
-    public init(type: String, appID: String, payload: [String: JSONValue], createdAt: Date) {
+    public init(type: FeedbackType, appID: String, payload: [String: JSONValue], createdAt: Date) {
         self.type = type
         self.appID = appID
         self.payload = payload
