@@ -251,7 +251,7 @@ public actor DeliveryDispatcher: Service {
 
     private func countFired(_ outcomes: [DeliveryOutcome: Int]) {
         for (outcome, count) in outcomes {
-            let key = [outcome.channel, outcome.result.kind]
+            let key = [outcome.route.rawValue, outcome.result.kind]
             let counter = firedCounters[key]
                 ?? Counter(label: "herald_occurrences_fired_total", dimensions: [("channel", key[0]), ("outcome", key[1])])
             firedCounters[key] = counter

@@ -113,7 +113,7 @@ extension PostgresStore {
         Delivery(occurrenceID: try row.value(0), appID: try row.value(1), deviceID: try row.value(2),
                  notificationID: try row.value(3), scheduledFor: Date(millisecondsSince1970: try row.value(4)),
                  firedAt: Date(millisecondsSince1970: try row.value(5)), late: try row.value(6), missed: try row.value(7),
-                 channel: try row.value(8), outcome: try row.value(9), apnsStatus: try row.value(10),
+                 channel: DeliveryRoute(stored: try row.value(8)), outcome: DeliveryResult(stored: try row.value(9)), apnsStatus: try row.value(10),
                  apnsID: try row.value(11))
     }
 

@@ -245,7 +245,7 @@ extension PostgresStore {
                 // outcome goes there, so the presentation is listed once.
                 try await connection.run("""
                     WITH held AS (
-                        UPDATE delivery SET channel = \(delivery.channel), outcome = \(delivery.outcome),
+                        UPDATE delivery SET channel = \(delivery.channel.rawValue), outcome = \(delivery.outcome.rawValue),
                             apns_status = \(delivery.apnsStatus), apns_id = \(delivery.apnsID)
                         WHERE key = (
                             SELECT key FROM delivery WHERE app_id = \(delivery.appID) AND device_id = \(delivery.deviceID)
@@ -258,7 +258,7 @@ extension PostgresStore {
                         missed, channel, outcome, apns_status, apns_id)
                     SELECT \(delivery.occurrenceID), \(delivery.appID), \(delivery.deviceID), \(delivery.notificationID),
                         \(delivery.scheduledFor.millisecondsSince1970), \(delivery.firedAt.millisecondsSince1970),
-                        \(delivery.late), \(delivery.missed), \(delivery.channel), \(delivery.outcome),
+                        \(delivery.late), \(delivery.missed), \(delivery.channel.rawValue), \(delivery.outcome.rawValue),
                         \(delivery.apnsStatus), \(delivery.apnsID)
                     WHERE NOT EXISTS (SELECT 1 FROM held)
                     """, logger: self.logger)

@@ -165,8 +165,8 @@ extension PostgresStore {
     public func completeDeliveries(_ outcomes: [CompletedDelivery]) async throws {
         guard !outcomes.isEmpty else { return }
         let keys = outcomes.map(\.deliveryID)
-        let channels = outcomes.map(\.channel)
-        let results = outcomes.map(\.outcome)
+        let channels = outcomes.map(\.channel.rawValue)
+        let results = outcomes.map(\.outcome.rawValue)
         // Arrays cannot hold NULLs here: -1 and "" stand for none.
         let statuses = outcomes.map { Int64($0.apnsStatus ?? -1) }
         let apnsIDs = outcomes.map { $0.apnsID ?? "" }

@@ -110,7 +110,7 @@ public actor SchedulerEngine: Service {
             ?? .notDelivered
         let delivery = Delivery(occurrenceID: occurrence.id, appID: device.appID, deviceID: device.id,
                                 notificationID: notificationID, scheduledFor: now, firedAt: now, late: false, missed: 0,
-                                channel: outcome.channel, outcome: outcome.outcome, apnsStatus: outcome.apnsStatus,
+                                channel: outcome.route, outcome: outcome.result, apnsStatus: outcome.apnsStatus,
                                 apnsID: outcome.apnsID)
         try await store.recordDeliveries([delivery])
         return delivery

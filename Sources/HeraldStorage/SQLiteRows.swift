@@ -81,7 +81,7 @@ extension SQLiteStore {
     static func delivery(from row: Row) -> Delivery {
         Delivery(occurrenceID: row[0], appID: row[1], deviceID: row[2], notificationID: row[3],
                  scheduledFor: Date(millisecondsSince1970: row[4]), firedAt: Date(millisecondsSince1970: row[5]),
-                 late: row[6], missed: row[7], channel: row[8], outcome: row[9], apnsStatus: row[10], apnsID: row[11])
+                 late: row[6], missed: row[7], channel: DeliveryRoute(stored: row[8]), outcome: DeliveryResult(stored: row[9]), apnsStatus: row[10], apnsID: row[11])
     }
 
     static func insert(_ delivery: Delivery, _ db: Database) throws {
@@ -92,7 +92,7 @@ extension SQLiteStore {
         try statement.execute(arguments: [
             delivery.occurrenceID, delivery.appID, delivery.deviceID, delivery.notificationID,
             delivery.scheduledFor.millisecondsSince1970, delivery.firedAt.millisecondsSince1970, delivery.late,
-            delivery.missed, delivery.channel, delivery.outcome, delivery.apnsStatus, delivery.apnsID,
+            delivery.missed, delivery.channel.rawValue, delivery.outcome.rawValue, delivery.apnsStatus, delivery.apnsID,
         ])
     }
 

@@ -298,7 +298,7 @@ public final class SQLiteStore: HeraldStore {
                         SELECT key FROM delivery WHERE app_id = ? AND device_id = ? AND occurrence_id = ?
                             AND notification_key IS NULL AND inbox_seq IS NOT NULL AND outcome = 'pending'
                         ORDER BY key DESC LIMIT 1)
-                    """).execute(arguments: [delivery.channel, delivery.outcome, delivery.apnsStatus, delivery.apnsID,
+                    """).execute(arguments: [delivery.channel.rawValue, delivery.outcome.rawValue, delivery.apnsStatus, delivery.apnsID,
                                      delivery.appID, delivery.deviceID, delivery.occurrenceID])
                 if db.changesCount == 0 { try Self.insert(delivery, db) }
             }
@@ -332,7 +332,7 @@ public final class SQLiteStore: HeraldStore {
     /// Stores a batch's outcomes with one statement per chunk, not one per firing.
     static func complete(_ outcomes: [CompletedDelivery], _ db: Database) throws {
         try outcomeUpdate.execute(outcomes.map { completed in
-            [completed.deliveryID.databaseValue, completed.channel.databaseValue, completed.outcome.databaseValue,
+            [completed.deliveryID.databaseValue, completed.channel.rawValue.databaseValue, completed.outcome.rawValue.databaseValue,
              completed.apnsStatus.databaseValue, completed.apnsID.databaseValue]
         }, in: db)
     }

@@ -281,12 +281,13 @@ public struct FiringClaim: Sendable {
 /// The final outcome of a delivery that was recorded as pending.
 public struct CompletedDelivery: Sendable {
     public var deliveryID: Int64
-    public var channel: String
-    public var outcome: String
+    public var channel: DeliveryRoute
+    public var outcome: DeliveryResult
     public var apnsStatus: Int?
     public var apnsID: String?
 
-    public init(deliveryID: Int64, channel: String, outcome: String, apnsStatus: Int? = nil, apnsID: String? = nil) {
+    public init(deliveryID: Int64, channel: DeliveryRoute, outcome: DeliveryResult, apnsStatus: Int? = nil,
+                apnsID: String? = nil) {
         self.deliveryID = deliveryID
         self.channel = channel
         self.outcome = outcome
@@ -298,12 +299,12 @@ public struct CompletedDelivery: Sendable {
     /// may write it when it holds the item, in the same write, so that storing it again later
     /// changes nothing.
     public static func heldInInbox(_ deliveryID: Int64) -> CompletedDelivery {
-        CompletedDelivery(deliveryID: deliveryID, channel: heldChannel, outcome: heldOutcome)
+        CompletedDelivery(deliveryID: deliveryID, channel: .inbox, outcome: .held)
     }
 
     /// The `channel` and `outcome` columns of ``heldInInbox(_:)``.
-    public static let heldChannel = "inbox"
-    public static let heldOutcome = "held"
+    public static let heldChannel = DeliveryRoute.inbox.rawValue
+    public static let heldOutcome = DeliveryResult.held.rawValue
 }
 
 extension Date {

@@ -70,7 +70,7 @@ struct TwoAppFixture {
     }
 
     func outcomes(app: String) async throws -> [String] {
-        try await store.deliveries(appID: app, deviceID: "phone", limit: 100).map(\.outcome)
+        try await store.deliveries(appID: app, deviceID: "phone", limit: 100).map(\.outcome.rawValue)
     }
 }
 
@@ -154,7 +154,7 @@ struct OutcomesWrittenAheadTests {
         let router = DeliveryOutcome(.inbox, .held).completing(7)
         let store = CompletedDelivery.heldInInbox(7)
         #expect(router.deliveryID == store.deliveryID)
-        #expect([router.channel, router.outcome] == [store.channel, store.outcome])
+        #expect(router.channel == store.channel && router.outcome == store.outcome)
         #expect(router.apnsStatus == store.apnsStatus && router.apnsID == store.apnsID)
     }
 }

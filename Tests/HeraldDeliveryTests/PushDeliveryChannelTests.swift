@@ -43,8 +43,8 @@ struct PushDeliveryChannelTests {
                 let outcomes = await channel.deliver([try Self.fired(device)])
                 try #require(outcomes.count == 1)
                 let outcome = outcomes[0]
-                #expect(outcome.channel == "push")
-                #expect(outcome.outcome == "sent")
+                #expect(outcome.route == .push)
+                #expect(outcome.result == .sent)
                 #expect(outcome.apnsStatus == 200)
                 let apnsID = try #require(outcome.apnsID)
 
@@ -116,8 +116,8 @@ struct PushDeliveryChannelTests {
                 #expect(entry.alert?["title"] == .string("Wake up"))
                 let deliveries = try await store.deliveries(appID: app.id, deviceID: device.id, limit: 10)
                 try #require(deliveries.count == 1)
-                #expect(deliveries[0].channel == "push")
-                #expect(deliveries[0].outcome == "sent")
+                #expect(deliveries[0].channel == .push)
+                #expect(deliveries[0].outcome == .sent)
                 #expect(deliveries[0].apnsStatus == 200)
                 #expect(deliveries[0].apnsID == entry.apnsId)
                 #expect(deliveries[0].occurrenceID == "wake#0")
@@ -138,17 +138,17 @@ struct PushDeliveryChannelTests {
                 let outcomes = await channel.deliver(try [Self.fired(tokenless), Self.fired(gone), Self.fired(live, content: huge),
                                                       Self.fired(live, notificationID: "fits")])
                 #expect(outcomes[0] == DeliveryOutcome(.none, .noDeviceToken))
-                #expect(outcomes[1].channel == "push")
-                #expect(outcomes[1].outcome == "Unregistered")
+                #expect(outcomes[1].route == .push)
+                #expect(outcomes[1].result == .refused("Unregistered"))
                 #expect(outcomes[1].apnsStatus == 410)
-                #expect(outcomes[2].channel == "push")
-                #expect(outcomes[2].outcome == "payloadTooLarge", "refused before sending")
+                #expect(outcomes[2].route == .push)
+                #expect(outcomes[2].result == .refused("payloadTooLarge"), "refused before sending")
                 #expect(outcomes[2].apnsStatus == nil)
-                #expect(outcomes[3].outcome == "sent")
+                #expect(outcomes[3].result == .sent)
                 #expect(sandbox.everything.count == 1, "only the push that fits reached APNs")
 
                 let again = await channel.deliver([try Self.fired(gone, index: 1)])
-                #expect(again[0].outcome == "tokenInvalidated", "a dead token is not pushed to again")
+                #expect(again[0].result == .refused("tokenInvalidated"), "a dead token is not pushed to again")
             }
         }
     }

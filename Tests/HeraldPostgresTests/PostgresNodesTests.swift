@@ -135,14 +135,14 @@ struct PostgresNodesTests {
             #expect(taken.count == 10)
             // a wakes up and reports; then b reports what it delivered.
             try await stores[0].completeDeliveries(stalled.map {
-                CompletedDelivery(deliveryID: $0.logID!, channel: "push", outcome: "stale")
+                CompletedDelivery(deliveryID: $0.logID!, channel: .push, outcome: .refused("stale"))
             })
             try await stores[1].completeDeliveries(taken.map {
-                CompletedDelivery(deliveryID: $0.logID!, channel: "push", outcome: "delivered")
+                CompletedDelivery(deliveryID: $0.logID!, channel: .push, outcome: .delivered)
             })
             let outcomes = try await stores[0].deliveries(appID: Self.app, deviceID: "d0", limit: 100).map(\.outcome)
             #expect(outcomes.count == 10)
-            #expect(outcomes.allSatisfy { $0 == "delivered" }, "round \(round): \(outcomes)")
+            #expect(outcomes.allSatisfy { $0 == .delivered }, "round \(round): \(outcomes)")
             await Self.close(stores)
         }
     }

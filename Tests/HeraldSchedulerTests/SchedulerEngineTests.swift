@@ -122,7 +122,7 @@ struct SchedulerEngineTests {
         #expect(await fixture.engine.fireDueBatch() == 2)
         let deliveries = try await fixture.deliveries()
         #expect(Set(deliveries.map(\.occurrenceID)) == ["once#0", "hourly#0"])
-        #expect(deliveries.allSatisfy { $0.channel == "recorded" && $0.outcome == "recorded" && !$0.late && $0.missed == 0 })
+        #expect(deliveries.allSatisfy { $0.channel == .recorded && $0.outcome == .recorded && !$0.late && $0.missed == 0 })
         let pending = try await fixture.pending()
         #expect(pending.map(\.id) == ["hourly"])
         #expect(pending.first?.nextIndex == 1)
@@ -220,7 +220,7 @@ struct SchedulerEngineTests {
         try await fixture.restart()
         #expect(await fixture.engine.dispatcher.settle())
         #expect(fixture.channel.occurrences.map(\.id) == ["a#0"])
-        #expect(try await fixture.deliveries().map(\.outcome) == ["recorded"])
+        #expect(try await fixture.deliveries().map(\.outcome) == [.recorded])
     }
 
     @Test("Present delivers at once and records the delivery without storing a notification")
@@ -229,7 +229,7 @@ struct SchedulerEngineTests {
         let device = try #require(try await fixture.store.device(appID: "com.example.app", id: "phone"))
         let delivery = try await fixture.engine.present(NotificationContent(alert: .init(body: "now")),
                                                         notificationID: "now", device: device)
-        #expect(delivery.outcome == "recorded")
+        #expect(delivery.outcome == .recorded)
         #expect(try await fixture.deliveries().map(\.occurrenceID) == ["now#0"])
         #expect(try await fixture.pending().isEmpty)
     }

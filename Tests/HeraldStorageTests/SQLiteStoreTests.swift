@@ -241,7 +241,7 @@ struct SQLiteStoreTests {
         _ = try await store.holdInInbox([InboxItem(logID: logID, occurrence: fired[0].occurrence, content: try fired[0].content(),
                                                firedAt: fired[0].firedAt)])
         #expect(try await store.unfinishedFirings().fired.isEmpty, "held is its outcome")
-        #expect(try await store.deliveries(appID: "com.example.app", deviceID: "phone", limit: 10).map(\.outcome) == ["held"])
+        #expect(try await store.deliveries(appID: "com.example.app", deviceID: "phone", limit: 10).map(\.outcome) == [.held])
         counter.reset()
         try await store.completeDeliveries([CompletedDelivery.heldInInbox(logID)])
         #expect(counter.counts.rowsByTable["delivery", default: 0] == 0)

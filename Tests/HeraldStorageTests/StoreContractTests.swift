@@ -304,7 +304,7 @@ struct StoreContractTests {
             #expect(Set(unfinished.map(\.occurrence.id)) == Set((0..<50).map { "n\($0)#0" }))
             #expect(unfinished.allSatisfy { (try? $0.content())?.alert?.body == $0.occurrence.notificationID })
             try await subject.store.completeDeliveries(unfinished.map {
-                CompletedDelivery(deliveryID: $0.logID!, channel: "recorded", outcome: "recorded")
+                CompletedDelivery(deliveryID: $0.logID!, channel: .recorded, outcome: .recorded)
             })
             #expect(try await subject.store.unfinishedFirings().fired.isEmpty, "nothing is handed over twice")
             await subject.close()
@@ -399,7 +399,7 @@ struct StoreContractTests {
             #expect(Set(unfinished) == Set(claim.fired.map(\.occurrence.id)))
             let outcomes = try await store.deliveries(appID: app, deviceID: "d0", limit: 10)
             for id in held {
-                #expect(outcomes.first { $0.occurrenceID == id }.map { [$0.channel, $0.outcome] }
+                #expect(outcomes.first { $0.occurrenceID == id }.map { [$0.channel.rawValue, $0.outcome.rawValue] }
                         == [CompletedDelivery.heldChannel, CompletedDelivery.heldOutcome])
             }
             await subject.close()
@@ -463,7 +463,7 @@ struct StoreContractTests {
             _ = try await store.schedule(fixtures.oneShot("n", at: 10), now: start)
             let fired = try await fixtures.claimAll(store, at: 10)
             let id = try #require(try await store.holdInInbox(try fired.map(inboxItem)).first ?? nil)
-            try await store.completeDeliveries(fired.map { CompletedDelivery(deliveryID: $0.logID!, channel: "inbox", outcome: "held") })
+            try await store.completeDeliveries(fired.map { CompletedDelivery(deliveryID: $0.logID!, channel: .inbox, outcome: .held) })
             let policy = RetentionPolicy(deliveries: 60, feedback: 60, idempotency: 60)
             let muchLater = start.addingTimeInterval(30 * 86_400)
             _ = try await store.pruneExpired(now: muchLater, policy: policy, batchSize: 100)
@@ -514,7 +514,7 @@ struct StoreContractTests {
 
             try await store.recordDeliveries((0..<5).map { index in
                 Delivery(occurrenceID: "n\(index)#0", appID: "a.app", deviceID: "d0", notificationID: "n\(index)",
-                         scheduledFor: start, firedAt: start, late: false, missed: 0, channel: "inbox", outcome: "held")
+                         scheduledFor: start, firedAt: start, late: false, missed: 0, channel: .inbox, outcome: .held)
             })
             let newest = try await store.deliveries(appID: "a.app", deviceID: "d0", before: nil, limit: 3)
             #expect(newest.items.map(\.notificationID) == ["n4", "n3", "n2"])

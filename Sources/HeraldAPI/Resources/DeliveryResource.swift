@@ -20,8 +20,8 @@ struct DeliveryResource: Encodable {
         firedAt = RFC3339.string(from: delivery.firedAt)
         late = delivery.late
         missed = delivery.missed
-        channel = delivery.channel
-        outcome = delivery.outcome
+        channel = delivery.channel.rawValue
+        outcome = delivery.outcome.rawValue
         apnsStatus = delivery.apnsStatus
         apnsId = delivery.apnsID
     }

@@ -47,15 +47,14 @@ public struct Delivery: Hashable, Sendable {
     public var firedAt: Date
     public var late: Bool
     public var missed: Int
-    /// `recorded` (no gateway configured), `push`, and later `stream` or `inbox`.
-    public var channel: String
-    public var outcome: String
+    public var channel: DeliveryRoute
+    public var outcome: DeliveryResult
     /// For pushes: the HTTP status APNs answered with, and the `apns-id`.
     public var apnsStatus: Int?
     public var apnsID: String?
 
     public init(occurrenceID: String, appID: String, deviceID: String, notificationID: String, scheduledFor: Date,
-                firedAt: Date, late: Bool, missed: Int, channel: String, outcome: String, apnsStatus: Int? = nil,
+                firedAt: Date, late: Bool, missed: Int, channel: DeliveryRoute, outcome: DeliveryResult, apnsStatus: Int? = nil,
                 apnsID: String? = nil) {
         self.apnsStatus = apnsStatus
         self.apnsID = apnsID
