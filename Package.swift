@@ -72,9 +72,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        // HTTP API (Hummingbird 2), configuration and server assembly.
+        // HTTP API (Hummingbird 2): routes, their middleware, and the resources they answer with.
         .target(name: "HeraldAPI", dependencies: [
-            "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldPostgres", "HeraldScheduler", "HeraldPush",
+            "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldScheduler", "HeraldPush",
             "HeraldDelivery",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -86,20 +86,30 @@ let package = Package(
             // The OpenAPI document, compiled into the binary: `/openapi.yaml` and the tests read it.
             .embedInCode("openapi.yaml"),
         ]),
+        // The composition root: the configuration, and `herald serve` wired from it (the store it
+        // runs on, every engine, the API) in one service group.
+        .target(name: "HeraldComposition", dependencies: [
+            "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldScheduler", "HeraldPush", "HeraldDelivery", "HeraldAPI",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
         // The typed Swift client of the HTTP API, for apps and services: Foundation only, so it
         // builds for Apple platforms and Linux alike.
         .target(name: "HeraldClient"),
         // The one executable: `herald serve` and the client subcommands.
         .executableTarget(name: "herald", dependencies: [
-            "HeraldCore", "HeraldCrypto", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldScheduler", "HeraldClient",
+            "HeraldCore", "HeraldCrypto", "HeraldAPI", "HeraldComposition", "HeraldPush", "HeraldSandbox", "HeraldScheduler", "HeraldClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // `make bench`: scheduler and storage benchmarks, run in release mode.
         .executableTarget(name: "herald-bench", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldCrypto",
-            "HeraldHTTP2", "HeraldDelivery", "HeraldPostgres",
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldComposition", "HeraldPush", "HeraldSandbox",
+            "HeraldCrypto", "HeraldHTTP2", "HeraldDelivery", "HeraldPostgres",
             // A real PostgreSQL for the cluster benchmark, started as the tests start theirs.
             "HeraldTestSupport",
         ], path: "Benchmarks/HeraldBenchmarks"),
@@ -138,8 +148,8 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "HeraldAPITests", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldPush", "HeraldSandbox", "HeraldDelivery",
-            "HeraldTestSupport",
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldComposition", "HeraldPush", "HeraldSandbox",
+            "HeraldDelivery", "HeraldTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "HeraldEndToEndTests", dependencies: ["HeraldTestSupport", "herald", "HeraldClient"]),

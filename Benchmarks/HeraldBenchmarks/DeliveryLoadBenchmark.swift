@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAPI
+import HeraldComposition
 import HeraldCore
 import HeraldDelivery
 import HeraldScheduler

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldAPI
+import HeraldComposition
 import HeraldCore
 import HeraldCrypto
 import HeraldSandbox

@@ -4,6 +4,7 @@ import HeraldTestSupport
 import FoundationNetworking
 #endif
 import HeraldAPI
+import HeraldComposition
 import HeraldCore
 import HeraldScheduler
 import Hummingbird

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAPI
+import HeraldComposition
 import Logging
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAPI
+import HeraldComposition
 import Hummingbird
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAPI
 import HeraldCore
 import HeraldDelivery
 import HeraldPostgres
@@ -9,9 +10,9 @@ import Hummingbird
 import Logging
 import Prometheus
 import ServiceLifecycle
-import Yams
 
 /// `herald serve` assembled: storage, the scheduler engine and the HTTP API in one service group.
+/// The composition root: the one place that wires every engine to its store.
 ///
 /// The one place that knows which store it runs on: SQLite under the data directory, or with
 /// `storage.url` a PostgreSQL database shared with other nodes, plus this node's coordinator.
@@ -113,13 +114,13 @@ public struct HeraldServer: Sendable {
                 health: health, logger: logger)
         }
         if let hooksFile = configuration.hooksFile {
-            try await Self.loadHooks(from: hooksFile, into: store)
+            try await APIRouter.loadHooks(from: hooksFile, into: store)
         }
         pruner = RetentionPruner(
             store: store,
             policy: RetentionPolicy(deliveries: Double(configuration.retentionDeliveriesDays) * 86_400,
                                     feedback: Double(configuration.retentionFeedbackDays) * 86_400,
-                                    idempotency: HookRoutes.idempotencyRetention),
+                                    idempotency: APIRouter.idempotencyRetention),
             clock: clock, health: health, logger: logger)
         let dispatcher = DeliveryDispatcher(
             store: store, channel: channel,
@@ -135,62 +136,11 @@ public struct HeraldServer: Sendable {
         try await engine.load()
     }
 
-    /// Hooks defined in a file (a YAML or JSON list of definitions), stored at start-up.
-    static func loadHooks(from path: String, into store: any HookStore) async throws {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        let definitions = try YAMLDecoder().decode([WebhookDefinition].self, from: text)
-        for definition in definitions {
-            try definition.validate()
-            _ = try await store.saveHook(name: definition.name, definition: try HookRoutes.encode(definition))
-        }
-    }
-
     /// The router with every route, for the application and for in-process tests.
     public func makeRouter() -> Router<HeraldRequestContext> {
-        // No HEAD generated from GET: Hummingbird would run the GET handler, and the event
-        // stream's handler connects the device and hands its backlog over before any body.
-        let router = Router(context: HeraldRequestContext.self)
-        let routes = RouteTable()
-        router.add(middleware: HTTPMetricsMiddleware())
-        let fullness = StorageFullness()
-        router.add(middleware: ErrorMiddleware(routes: routes, fullness: fullness))
-        router.add(middleware: AccessMiddleware(
-            keys: APIKeys(adminKeys: configuration.adminKeys, appKeys: configuration.appKeys.map { ($0.app, $0.key) },
-                          metricsKeys: configuration.metricsKeys),
-            metricsArePublic: configuration.metricsArePublic,
-            metrics: metrics,
-            limiter: RateLimiter(ratePerSecond: configuration.ratePerSecond, burst: configuration.rateBurst),
-            hookLimiter: RateLimiter(ratePerSecond: configuration.hookRatePerSecond, burst: configuration.hookRateBurst),
-            timeout: .milliseconds(configuration.requestTimeoutMilliseconds)))
-        let services = APIServices(store: store, engine: engine,
-                                   scheduling: Scheduling(store: store, arm: { [engine] in await engine.arm($0) }),
-                                   clock: clock, body: JSONBody(maximumBytes: configuration.maxBodyBytes))
-        let gauges = CachedRead { [store] in try await store.storeGauges() }
-        let backlog = CachedRead { [store] in try await store.eventBacklogByKind() }
-        HealthRoutes(registry: registry, store: store, health: health, fullness: fullness, refresh: { [gateway, metrics, logger] in
-            await metrics.refresh(gauges: gauges, backlog: backlog, gateway: gateway, logger: logger)
-        }).register(on: router)
-        AppRoutes(services: services, gateway: gateway).register(on: router)
-        let idempotency = IdempotentRequests(store: store, clock: clock, body: services.body,
-                                             lease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000))
-        PushRoutes(services: services, gateway: gateway, maximumBatch: configuration.maxPushBatch, idempotency: idempotency)
-            .register(on: router)
-        HookRoutes(services: services, store: store, gateway: gateway, defaultTolerance: configuration.hookToleranceSeconds,
-                   claimLease: max(60, 2 * Double(configuration.requestTimeoutMilliseconds) / 1000),
-                   maxTokensPerRequest: configuration.hookMaxTokensPerRequest).register(on: router)
-        FeedbackRoutes(store: store, dispatcher: feedback).register(on: router)
-        BackupRoutes(services: services, store: store as? any OnlineBackup).register(on: router)
-        StatusRoutes(reports: StatusReports(store: store, gauges: gauges, gateway: gateway, lateness: engine.lateness, clock: clock),
-                     store: store, dispatcher: feedback).register(on: router)
-        LifecycleRoutes(services: services, store: store, streams: streams, gateway: gateway, metrics: metrics,
-                        wakePushesPerHour: configuration.wakePushesPerHour,
-                        heartbeat: .milliseconds(configuration.heartbeatMilliseconds), idempotency: idempotency).register(on: router)
-        DeviceRoutes(services: services).register(on: router)
-        ActivityRoutes(services: services).register(on: router)
-        ChannelRoutes(services: services, gateway: gateway).register(on: router)
-        NotificationRoutes(services: services, idempotency: idempotency).register(on: router)
-        routes.load(router.routes.map { ($0.path.description, $0.method.rawValue) })
-        return router
+        APIRouter.make(APIComponents(settings: configuration.apiSettings, store: store, engine: engine, gateway: gateway,
+                                     streams: streams, feedback: feedback, health: health, metrics: metrics,
+                                     registry: registry, clock: clock, logger: logger))
     }
 
     /// The HTTP application with the scheduler engine as one of its services.

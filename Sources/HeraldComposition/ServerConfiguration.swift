@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAPI
 import HeraldCore
 import HeraldPostgres
 import HeraldPush
@@ -406,4 +407,27 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
     public var message: String
 
     public var description: String { "configuration \(key): \(message)" }
+}
+
+extension ServerConfiguration {
+    /// What the API's routes and middleware read of this configuration.
+    public var apiSettings: APISettings {
+        var settings = APISettings()
+        settings.adminKeys = adminKeys
+        settings.appKeys = appKeys.map { ($0.app, $0.key) }
+        settings.metricsKeys = metricsKeys
+        settings.metricsArePublic = metricsArePublic
+        settings.ratePerSecond = ratePerSecond
+        settings.rateBurst = rateBurst
+        settings.hookRatePerSecond = hookRatePerSecond
+        settings.hookRateBurst = hookRateBurst
+        settings.hookToleranceSeconds = hookToleranceSeconds
+        settings.hookMaxTokensPerRequest = hookMaxTokensPerRequest
+        settings.requestTimeoutMilliseconds = requestTimeoutMilliseconds
+        settings.maxBodyBytes = maxBodyBytes
+        settings.maxPushBatch = maxPushBatch
+        settings.wakePushesPerHour = wakePushesPerHour
+        settings.heartbeatMilliseconds = heartbeatMilliseconds
+        return settings
+    }
 }
