@@ -101,22 +101,22 @@ struct ClaimWrite {
     /// Runs the statement; returns what was logged for each notification whose firing was logged.
     func run(on connection: PostgresConnection, firedAt: Int64, node: String,
              logger: Logger) async throws -> [Int64: Logged] {
-        let heldApps = log.holdable.indices.filter { log.holdable[$0] }.map { log.appIDs[$0] }
-        let heldDevices = log.holdable.indices.filter { log.holdable[$0] }.map { log.deviceIDs[$0] }
         let rows = try await connection.rows("""
             WITH locked AS MATERIALIZED (
-                SELECT app_id, id FROM device
-                WHERE (app_id, id) IN (SELECT * FROM unnest(\(heldApps)::text[], \(heldDevices)::text[]))
-                ORDER BY app_id, id
+                SELECT d.app_id, d.id FROM device d
+                WHERE (d.app_id, d.id) IN (SELECT n.app_id, n.device_id FROM notification n
+                                           WHERE n.key = ANY(\(log.holdableKeys)::bigint[]))
+                ORDER BY d.app_id, d.id
                 FOR NO KEY UPDATE SKIP LOCKED
             ), firing AS (
-                SELECT u.*, u.h AND locked.id IS NOT NULL AS held
-                FROM unnest(\(log.occurrenceIDs)::text[], \(log.appIDs)::text[], \(log.deviceIDs)::text[],
-                    \(log.notificationIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
-                    \(log.missed)::bigint[], \(log.contents)::text[], \(log.notificationKeys)::bigint[],
-                    \(log.generations)::bigint[], \(log.indexes)::bigint[], \(log.holdable)::boolean[])
-                    WITH ORDINALITY AS u(o, a, d, i, s, l, m, c, k, g, x, h, r)
-                    LEFT JOIN locked ON locked.app_id = u.a AND locked.id = u.d
+                SELECT u.o, n.app_id AS a, n.device_id AS d, n.id AS i, u.s, u.l, u.m, n.content AS c, u.k,
+                    n.generation AS g, u.x, u.r,
+                    u.h AND locked.id IS NOT NULL AS held
+                FROM unnest(\(log.occurrenceIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
+                    \(log.missed)::bigint[], \(log.notificationKeys)::bigint[], \(log.indexes)::bigint[],
+                    \(log.holdable)::boolean[]) WITH ORDINALITY AS u(o, s, l, m, k, x, h, r)
+                    JOIN notification n ON n.key = u.k
+                    LEFT JOIN locked ON locked.app_id = n.app_id AND locked.id = n.device_id
             ), logged AS (
                 INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
                     late, missed, channel, outcome, content, notification_key, generation, occurrence_index, claimed_by,

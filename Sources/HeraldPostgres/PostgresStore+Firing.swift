@@ -43,7 +43,6 @@ extension PostgresStore {
             var devices: [String: Device] = [:]
             for row in read.rows {
                 let key = try row.value(Self.notificationColumnCount, as: Int64.self)
-                let generation = try row.value(Self.notificationColumnCount + 1, as: Int64.self)
                 let deviceKey = try row.value(0, as: String.self) + "\u{0}" + row.value(1, as: String.self)
                 let device = try devices[deviceKey] ?? Self.device(from: row, offset: Self.notificationColumnCount + 2)
                 devices[deviceKey] = device
@@ -58,8 +57,7 @@ extension PostgresStore {
                     // wake from the commit on, and nothing is handed over early.
                     let holdable = occurrence.scheduledFor <= firedAt
                         && holding?.holds(device, storedContent: content) == true
-                    write.log.append(occurrence, content: content, notificationKey: key, generation: generation,
-                                     holdable: holdable)
+                    write.log.append(occurrence, notificationKey: key, holdable: holdable)
                     // Fired at its instant when claimed early: the engine holds it until then.
                     candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
                                                       firedAt: max(firedAt, occurrence.scheduledFor))
@@ -213,37 +211,31 @@ extension PostgresStore {
     }
 }
 
-/// One claim's fire-log rows, as columns to insert with one `unnest`.
+/// One claim's fire-log rows, as columns to insert with one `unnest`: what the claim decided.
+/// What the notification's row holds (its app, device, id, generation and content) the write
+/// takes from that row, which the claim has locked since its read, instead of sending it back.
 struct FireLogBatch {
     var occurrenceIDs: [String] = []
-    var appIDs: [String] = []
-    var deviceIDs: [String] = []
-    var notificationIDs: [String] = []
     var scheduledFor: [Int64] = []
     var late: [Bool] = []
     var missed: [Int64] = []
-    var contents: [String] = []
     var notificationKeys: [Int64] = []
-    var generations: [Int64] = []
     var indexes: [Int64] = []
     /// Whether the claim may hold the firing in its device's inbox (``InboxOnlyRule``), if it
     /// can lock the device (``ClaimWrite``).
     var holdable: [Bool] = []
 
+    /// The notifications whose firing the claim may hold.
+    var holdableKeys: [Int64] { zip(notificationKeys, holdable).filter(\.1).map(\.0) }
+
     var isEmpty: Bool { occurrenceIDs.isEmpty }
 
-    mutating func append(_ occurrence: Occurrence, content: String, notificationKey: Int64, generation: Int64,
-                         holdable: Bool) {
+    mutating func append(_ occurrence: Occurrence, notificationKey: Int64, holdable: Bool) {
         occurrenceIDs.append(occurrence.id)
-        appIDs.append(occurrence.appID)
-        deviceIDs.append(occurrence.deviceID)
-        notificationIDs.append(occurrence.notificationID)
         scheduledFor.append(occurrence.scheduledFor.millisecondsSince1970)
         late.append(occurrence.late)
         missed.append(Int64(occurrence.missed))
-        contents.append(content)
         notificationKeys.append(notificationKey)
-        generations.append(generation)
         indexes.append(Int64(occurrence.index))
         self.holdable.append(holdable)
     }
