@@ -6,12 +6,12 @@ import Hummingbird
 /// Every error leaves the server as `{"error": {"reason", "message"}}` with a fitting status.
 struct APIError: HTTPResponseError {
     var status: HTTPResponse.Status
-    var reason: String
+    var reason: Reason
     var message: String
     /// Extra response headers (`Allow` on a 405).
     var headers: HTTPFields = [:]
 
-    init(status: HTTPResponse.Status, reason: String, message: String, headers: HTTPFields = [:]) {
+    init(status: HTTPResponse.Status, reason: Reason, message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.reason = reason
         self.message = message
@@ -43,7 +43,7 @@ struct APIError: HTTPResponseError {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(Body(error: .init(reason: reason, message: message)))
+        let data = try encoder.encode(Body(error: .init(reason: reason.rawValue, message: message)))
         var fields = headers
         fields[.contentType] = "application/json"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
@@ -75,33 +75,33 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let call = "\(request.method) \(request.uri.path) (\(fault.statement))"
             context.logger.error("request refused: the disk is full", metadata: ["call": "\(call)", "error": "\(fault)"])
             fullness.refused(call: call)
-            throw APIError(status: .serviceUnavailable, reason: "storageFull",
+            throw APIError(status: .serviceUnavailable, reason: .storageFull,
                            message: "the server's disk is full, so nothing was stored; try again later",
                            headers: [.retryAfter: "30"])
         } catch let fault as StoreFault where fault.isTransient {
             // Nothing was committed, or the request may be sent again: a resend is safe.
             context.logger.error("request failed: the store is unavailable", metadata: ["error": "\(fault)"])
-            throw APIError(status: .serviceUnavailable, reason: "storeUnavailable",
+            throw APIError(status: .serviceUnavailable, reason: .storeUnavailable,
                            message: "the store could not be reached; try again", headers: [.retryAfter: "1"])
         } catch let error as HTTPError {
             switch error.status {
             case .notFound:
                 if let allowed = routes.allowedMethods(for: request.uri.path) {
-                    throw APIError(status: .methodNotAllowed, reason: "methodNotAllowed",
+                    throw APIError(status: .methodNotAllowed, reason: .methodNotAllowed,
                                    message: "\(request.method) is not allowed on \(request.uri.path); allowed: \(allowed.joined(separator: ", "))",
                                    headers: [.allow: allowed.joined(separator: ", ")])
                 }
-                throw APIError(status: .notFound, reason: "routeNotFound", message: "no route for \(request.method) \(request.uri.path)")
+                throw APIError(status: .notFound, reason: .routeNotFound, message: "no route for \(request.method) \(request.uri.path)")
             case .methodNotAllowed:
-                throw APIError(status: .methodNotAllowed, reason: "methodNotAllowed", message: "\(request.method) is not allowed on \(request.uri.path)")
+                throw APIError(status: .methodNotAllowed, reason: .methodNotAllowed, message: "\(request.method) is not allowed on \(request.uri.path)")
             case .contentTooLarge:
-                throw APIError(status: .contentTooLarge, reason: "bodyTooLarge", message: error.body ?? "request body is too large")
+                throw APIError(status: .contentTooLarge, reason: .bodyTooLarge, message: error.body ?? "request body is too large")
             default:
-                throw APIError(status: error.status, reason: "httpError", message: error.body ?? "\(error.status)")
+                throw APIError(status: error.status, reason: .httpError, message: error.body ?? "\(error.status)")
             }
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(error)"])
-            throw APIError(status: .internalServerError, reason: "internalError", message: "the server failed to handle the request")
+            throw APIError(status: .internalServerError, reason: .internalError, message: "the server failed to handle the request")
         }
     }
 }

@@ -11,7 +11,7 @@ struct JSONBody {
         var collected = Data()
         for try await buffer in request.body {
             guard collected.count + buffer.readableBytes <= maximumBytes else {
-                throw HeraldError(.tooLarge, reason: "bodyTooLarge",
+                throw HeraldError(.tooLarge, reason: .bodyTooLarge,
                                   message: "request body is over the limit of \(maximumBytes) bytes")
             }
             collected.append(contentsOf: buffer.readableBytesView)
@@ -24,7 +24,7 @@ struct JSONBody {
     func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
         let data = try await bytes(of: request)
         guard !data.isEmpty else {
-            throw HeraldError.badRequest("invalidJSON", "the request needs a JSON body")
+            throw HeraldError.badRequest(.invalidJSON, "the request needs a JSON body")
         }
         return try Self.decode(type, from: data)
     }
@@ -44,18 +44,18 @@ struct JSONBody {
         }
         switch error {
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            return .badRequest("invalidJSON", "the body is not valid JSON")
+            return .badRequest(.invalidJSON, "the body is not valid JSON")
         case .dataCorrupted(let context):
-            return .invalid("invalidField", "\(path(context.codingPath)): \(context.debugDescription)")
+            return .invalid(.invalidField, "\(path(context.codingPath)): \(context.debugDescription)")
         case .keyNotFound(let key, let context):
             let field = path(context.codingPath + [key])
-            return .invalid("missingField", "\(field) is required")
+            return .invalid(.missingField, "\(field) is required")
         case .typeMismatch(let expected, let context):
-            return .invalid("invalidField", "\(path(context.codingPath)) must be \(Self.name(of: expected))")
+            return .invalid(.invalidField, "\(path(context.codingPath)) must be \(Self.name(of: expected))")
         case .valueNotFound(let expected, let context):
-            return .invalid("invalidField", "\(path(context.codingPath)) must be \(Self.name(of: expected)), not null")
+            return .invalid(.invalidField, "\(path(context.codingPath)) must be \(Self.name(of: expected)), not null")
         @unknown default:
-            return .badRequest("invalidJSON", "the body could not be read")
+            return .badRequest(.invalidJSON, "the body could not be read")
         }
     }
 

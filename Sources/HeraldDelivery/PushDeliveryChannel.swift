@@ -130,7 +130,7 @@ public struct PushDeliveryChannel: DeliveryChannel {
                 pushes.append(push)
                 sent.append(index)
             } catch {
-                outcomes[index] = DeliveryOutcome(.push, .refused(error.reason))
+                outcomes[index] = DeliveryOutcome(.push, .refused(error.reason.rawValue))
             }
         }
         return Array(zip(sent, await gateway.send(pushes, app: app)))
@@ -153,12 +153,12 @@ public struct PushDeliveryChannel: DeliveryChannel {
                                 aps: content.aps, custom: custom)
         }
         guard app.push?.usesTokenAuth == true else {
-            throw .invalid("liveActivityNeedsTokenAuth", "APNs takes Live Activity pushes with token auth only")
+            throw .invalid(.liveActivityNeedsTokenAuth, "APNs takes Live Activity pushes with token auth only")
         }
         let instant = Int(fired.occurrence.scheduledFor.timeIntervalSince1970)
         if let channel = fired.device.broadcastChannel {
             guard let liveActivity = content.liveActivity else {
-                throw .invalid("invalidLiveActivity", "a broadcast carries a Live Activity update or end")
+                throw .invalid(.invalidLiveActivity, "a broadcast carries a Live Activity update or end")
             }
             return try APNsPush(channelID: channel.apnsChannelID, bundleID: app.id, id: pushID, collapseID: collapseID,
                                 aps: liveActivity.aps(timestamp: instant), custom: custom)
@@ -181,7 +181,7 @@ public struct PushDeliveryChannel: DeliveryChannel {
         let now = Date()
         return await send(indices, of: batch, contents: contents, address: \.webPush?.endpoint, outcomes: &outcomes,
                           make: { device, _, push throws(HeraldError) in
-                              guard let subscription = device.webPush else { throw .invalid("noWebPushSubscription", "no subscription") }
+                              guard let subscription = device.webPush else { throw .invalid(.noWebPushSubscription, "no subscription") }
                               return try WebPushMessage(subscription: subscription, push: push, now: now)
                           },
                           through: { await gateway.send($0, app: app) })
@@ -203,7 +203,7 @@ public struct PushDeliveryChannel: DeliveryChannel {
                 messages.append(try make(batch[index].device, address, push))
                 sent.append(index)
             } catch {
-                outcomes[index] = DeliveryOutcome(.push, .refused(error.reason))
+                outcomes[index] = DeliveryOutcome(.push, .refused(error.reason.rawValue))
             }
         }
         return Array(zip(sent, await send(messages)))

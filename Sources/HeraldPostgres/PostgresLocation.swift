@@ -34,22 +34,22 @@ public struct PostgresLocation: Hashable, Sendable {
     public init(url: String, passwordFile: String? = nil, environment: [String: String] = [:]) throws(HeraldError) {
         guard let components = URLComponents(string: url), let scheme = components.scheme,
               scheme == "postgres" || scheme == "postgresql" else {
-            throw .invalid("invalidStorageURL", "storage.url must look like postgres://USER[:PASSWORD]@HOST:PORT/DB")
+            throw .invalid(.invalidStorageURL, "storage.url must look like postgres://USER[:PASSWORD]@HOST:PORT/DB")
         }
         guard let host = components.host, !host.isEmpty else {
-            throw .invalid("invalidStorageURL", "storage.url has no host")
+            throw .invalid(.invalidStorageURL, "storage.url has no host")
         }
         guard let user = components.user, !user.isEmpty else {
-            throw .invalid("invalidStorageURL", "storage.url has no user (postgres://USER@HOST/DB)")
+            throw .invalid(.invalidStorageURL, "storage.url has no user (postgres://USER@HOST/DB)")
         }
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else {
-            throw .invalid("invalidStorageURL", "storage.url names no database (postgres://USER@HOST/DB)")
+            throw .invalid(.invalidStorageURL, "storage.url names no database (postgres://USER@HOST/DB)")
         }
         var password = components.password
         if password == nil, let passwordFile {
             guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
-                throw .invalid("unreadablePasswordFile", "storage.passwordFile '\(passwordFile)' cannot be read")
+                throw .invalid(.unreadablePasswordFile, "storage.passwordFile '\(passwordFile)' cannot be read")
             }
             password = text.trimmingCharacters(in: .newlines)
         }

@@ -57,7 +57,7 @@ public final class APNsClient: Sendable {
             do {
                 providerTokens = try tokenSources.source(teamID: teamID, keyID: keyID, pem: pem)
             } catch {
-                throw HeraldError.invalid("invalidPushCredentials", "the token key is not an EC P-256 PEM key (.p8)")
+                throw HeraldError.invalid(.invalidPushCredentials, "the token key is not an EC P-256 PEM key (.p8)")
             }
         case .certificate(let identity):
             tls.clientCertificate = try Self.clientCertificate(identity)
@@ -67,7 +67,7 @@ public final class APNsClient: Sendable {
         do {
             credential = try HTTP2ClientTLS(tls)
         } catch {
-            throw HeraldError.invalid("invalidPushCredentials", "cannot load the push credentials: \(error)")
+            throw HeraldError.invalid(.invalidPushCredentials, "cannot load the push credentials: \(error)")
         }
         self.appID = appID
         self.settings = settings
@@ -103,7 +103,7 @@ public final class APNsClient: Sendable {
             return .pkcs12(file: path, password: password ?? "")
         case .pkcs12(.content(let base64), let password):
             guard let bytes = Data(base64Encoded: base64, options: .ignoreUnknownCharacters), !bytes.isEmpty else {
-                throw HeraldError.invalid("invalidPushCredentials", "pkcs12 must be the bundle's bytes in base64")
+                throw HeraldError.invalid(.invalidPushCredentials, "pkcs12 must be the bundle's bytes in base64")
             }
             return .pkcs12Content([UInt8](bytes), password: password ?? "")
         }
@@ -115,7 +115,7 @@ public final class APNsClient: Sendable {
         case .content(let text): return text
         case .file(let path):
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw HeraldError.invalid("invalidPushCredentials", "cannot read the \(what) file \(path)")
+                throw HeraldError.invalid(.invalidPushCredentials, "cannot read the \(what) file \(path)")
             }
             return text
         }

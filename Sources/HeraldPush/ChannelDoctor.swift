@@ -89,11 +89,11 @@ extension PushDoctor {
             checks.append(Check(name: "webPush.subject", outcome: .failed, detail: error.message))
         }
         do {
-            guard let pem = settings.vapidPrivateKey else { throw HeraldError.invalid("invalidWebPushSettings", "no VAPID private key is stored") }
+            guard let pem = settings.vapidPrivateKey else { throw HeraldError.invalid(.invalidWebPushSettings, "no VAPID private key is stored") }
             let key = try ES256Key(pem: pem)
             let publicKey = Base64URL.encode(try key.publicKeyPoint)
             guard publicKey == settings.vapidPublicKey else {
-                throw HeraldError.invalid("invalidWebPushSettings", "the stored public key is not the private key's")
+                throw HeraldError.invalid(.invalidWebPushSettings, "the stored public key is not the private key's")
             }
             let token = try VAPIDToken.sign(audience: "https://push.example", subject: settings.subject,
                                             expiresAt: Date().addingTimeInterval(3600), key: key)

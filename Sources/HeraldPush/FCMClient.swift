@@ -41,7 +41,7 @@ public final class FCMClient: Sendable {
             credential = try HTTP2ClientTLS(TLSConfiguration(trustRoots: settings.caFile.map { .caFile($0) } ?? .system,
                                                              serverName: endpoint.host))
         } catch {
-            throw HeraldError.invalid("invalidFCMSettings", "cannot load fcm.caFile: \(error)")
+            throw HeraldError.invalid(.invalidFCMSettings, "cannot load fcm.caFile: \(error)")
         }
         ownsLoops = loops == nil
         let loops = loops ?? HTTP2EventLoops(count: 1, name: "fcm \(appID)")
@@ -50,7 +50,7 @@ public final class FCMClient: Sendable {
         } catch let error as HeraldError {
             throw error
         } catch {
-            throw HeraldError.invalid("invalidFCMServiceAccount", "the service account's private_key is not an RSA PEM key")
+            throw HeraldError.invalid(.invalidFCMServiceAccount, "the service account's private_key is not an RSA PEM key")
         }
         self.appID = appID
         self.settings = settings

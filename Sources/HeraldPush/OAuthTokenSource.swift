@@ -49,7 +49,7 @@ public final class OAuthTokenSource: Sendable {
 
     init(account: FCMSettings.ServiceAccount, key: RS256Key, tls: HTTP2ClientTLS, loops: HTTP2EventLoops) throws {
         guard let url = URL(string: account.tokenURI), let host = url.host else {
-            throw HeraldError.invalid("invalidFCMServiceAccount", "token_uri must be an https URL")
+            throw HeraldError.invalid(.invalidFCMServiceAccount, "token_uri must be an https URL")
         }
         let port = url.port ?? 443
         self.account = account

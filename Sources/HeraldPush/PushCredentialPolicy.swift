@@ -22,7 +22,7 @@ public struct PushCredentialPolicy: Sendable, Equatable {
             let endpoint = try settings.endpoint()
             let wanted = Self.hostAndPort(endpoint.host, endpoint.port)
             guard allowedEnvironments.contains(where: { Self.normalised($0) == wanted }) else {
-                throw .invalid("pushEnvironmentNotAllowed",
+                throw .invalid(.pushEnvironmentNotAllowed,
                                "push.environment \(settings.environment) is not among the configured push.allowedEnvironments")
             }
         }
@@ -36,7 +36,7 @@ public struct PushCredentialPolicy: Sendable, Equatable {
             for path in files {
                 let target = Self.resolved(path)
                 guard target.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
-                    throw .invalid("credentialPathNotAllowed",
+                    throw .invalid(.credentialPathNotAllowed,
                                    "\(path) is not inside the configured push.credentialsDir")
                 }
             }

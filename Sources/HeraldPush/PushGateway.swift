@@ -62,7 +62,7 @@ public actor PushGateway {
     /// The client for an app's current settings; a settings change replaces it.
     public func client(for app: App) async throws(HeraldError) -> APNsClient {
         guard let settings = app.push else {
-            throw .invalid("pushNotConfigured", "app '\(app.id)' has no push settings")
+            throw .invalid(.pushNotConfigured, "app '\(app.id)' has no push settings")
         }
         if let existing = clients[app.id], existing.settings == settings { return existing }
         // Checked on every load, not only when the settings are stored: a symlink may have moved.
@@ -87,7 +87,7 @@ public actor PushGateway {
         } catch let error as HeraldError {
             throw error
         } catch {
-            throw .invalid("invalidPushCredentials", "cannot load the push credentials of '\(app.id)'")
+            throw .invalid(.invalidPushCredentials, "cannot load the push credentials of '\(app.id)'")
         }
     }
 
@@ -119,7 +119,7 @@ public actor PushGateway {
         do {
             client = try await self.client(for: app)
         } catch {
-            return pushes.map { PushOutcome(token: $0.token, status: 422, reason: error.reason, attempts: 0) }
+            return pushes.map { PushOutcome(token: $0.token, status: 422, reason: error.reason.rawValue, attempts: 0) }
         }
         let timeout = configuration.timeout
         // Known-dead tokens are not sent: one ledger call for the whole batch.
@@ -183,7 +183,7 @@ public actor PushGateway {
 
     /// The FCM client for an app's current settings; a settings change replaces it.
     public func fcmClient(for app: App) async throws(HeraldError) -> FCMClient {
-        guard let settings = app.fcm else { throw .invalid("fcmNotConfigured", "app '\(app.id)' has no fcm settings") }
+        guard let settings = app.fcm else { throw .invalid(.fcmNotConfigured, "app '\(app.id)' has no fcm settings") }
         if let existing = fcmClients[app.id], existing.settings == settings { return existing }
         try configuration.credentialPolicy.check(files: settings.filePaths)
         do {
@@ -200,13 +200,13 @@ public actor PushGateway {
         } catch let error as HeraldError {
             throw error
         } catch {
-            throw .invalid("invalidFCMServiceAccount", "cannot load the fcm settings of '\(app.id)': \(error)")
+            throw .invalid(.invalidFCMServiceAccount, "cannot load the fcm settings of '\(app.id)': \(error)")
         }
     }
 
     /// The Web Push client for an app's current settings.
     public func webPushClient(for app: App) throws(HeraldError) -> WebPushClient {
-        guard let settings = app.webPush else { throw .invalid("webPushNotConfigured", "app '\(app.id)' has no webPush settings") }
+        guard let settings = app.webPush else { throw .invalid(.webPushNotConfigured, "app '\(app.id)' has no webPush settings") }
         if let existing = webPushClients[app.id], existing.settings == settings { return existing }
         try configuration.credentialPolicy.check(files: settings.caFile.map { [$0] } ?? [])
         do {
@@ -216,7 +216,7 @@ public actor PushGateway {
         } catch let error as HeraldError {
             throw error
         } catch {
-            throw .invalid("invalidWebPushSettings", "cannot load the webPush settings of '\(app.id)'")
+            throw .invalid(.invalidWebPushSettings, "cannot load the webPush settings of '\(app.id)'")
         }
     }
 
@@ -258,7 +258,7 @@ public actor PushGateway {
             do {
                 for (index, outcome) in zip(live, try await send(live)) { outcomes[index] = outcome }
             } catch {
-                for index in live { outcomes[index] = PushOutcome(token: addresses[index], status: 422, reason: error.reason, attempts: 0) }
+                for index in live { outcomes[index] = PushOutcome(token: addresses[index], status: 422, reason: error.reason.rawValue, attempts: 0) }
             }
         }
         let results = outcomes.map { $0! }

@@ -31,7 +31,7 @@ public final class WebPushClient: Sendable {
     public init(appID: String, settings: WebPushSettings, pools: WebPushPools, retry: RetryPolicy = RetryPolicy(),
                 now: @escaping @Sendable () -> Date = { Date() }) throws {
         guard let pem = settings.vapidPrivateKey, let key = try? ES256Key(pem: pem), key.isPrivate else {
-            throw HeraldError.invalid("invalidWebPushSettings", "the app has no usable VAPID private key")
+            throw HeraldError.invalid(.invalidWebPushSettings, "the app has no usable VAPID private key")
         }
         self.appID = appID
         self.settings = settings
@@ -85,7 +85,7 @@ public final class WebPushClient: Sendable {
                 sent.append(position)
             } catch {
                 verdicts[position] = .done(PushOutcome(token: message.subscription.endpoint, status: 422,
-                                                       reason: (error as? HeraldError)?.reason ?? "invalidWebPushKeys",
+                                                       reason: ((error as? HeraldError)?.reason ?? .invalidWebPushKeys).rawValue,
                                                        attempts: pending.attempts + 1))
             }
         }
@@ -122,7 +122,7 @@ public final class WebPushClient: Sendable {
         guard let url = URL(string: message.subscription.endpoint), let host = url.host,
               let p256dh = WebPushSubscription.decodeBase64URL(message.subscription.keys.p256dh),
               let auth = WebPushSubscription.decodeBase64URL(message.subscription.keys.auth)
-        else { throw HeraldError.invalid("invalidWebPushKeys", "the subscription's endpoint or keys do not decode") }
+        else { throw HeraldError.invalid(.invalidWebPushKeys, "the subscription's endpoint or keys do not decode") }
         let body = try WebPushEncryption.encrypt(plaintext: message.plaintext, subscriberPublicKey: p256dh, authSecret: auth)
         var headers: [HTTP2Header] = [
             ("authorization", try vapidAuthorization(for: origin)), ("content-encoding", "aes128gcm"),
@@ -228,7 +228,7 @@ public final class WebPushPools: Sendable {
             return entry.pool
         }) { return pool }
         guard let url = URL(string: origin), let host = url.host else {
-            throw HeraldError.invalid("invalidWebPushEndpoint", "\(origin) is not an https origin")
+            throw HeraldError.invalid(.invalidWebPushEndpoint, "\(origin) is not an https origin")
         }
         let tls = try HTTP2ClientTLS(TLSConfiguration(trustRoots: caFile.map { .caFile($0) } ?? .system, serverName: host))
         let made = PushConnectionPool(host: host, port: url.port ?? 443, tls: tls, loops: loops, size: connectionsPerOrigin)

@@ -27,7 +27,7 @@ public struct ListPage<Item: Sendable>: Sendable {
 
     /// An integer row key back from a `nextKey`; anything else was not a key this list gave.
     public static func integerKey(_ text: String) throws(HeraldError) -> Int64 {
-        guard let key = Int64(text) else { throw HeraldError.badRequest("invalidCursor", "cursor is not one this list gave") }
+        guard let key = Int64(text) else { throw HeraldError.badRequest(.invalidCursor, "cursor is not one this list gave") }
         return key
     }
 }

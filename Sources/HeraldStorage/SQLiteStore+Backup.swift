@@ -63,10 +63,10 @@ extension SQLiteStore: OnlineBackup {
         var isDirectory: ObjCBool = false
         guard fileManager.fileExists(atPath: target.deletingLastPathComponent().path, isDirectory: &isDirectory),
               isDirectory.boolValue else {
-            throw HeraldError.invalid("invalidBackupDestination", "the directory of \(target.path) does not exist")
+            throw HeraldError.invalid(.invalidBackupDestination, "the directory of \(target.path) does not exist")
         }
         guard !fileManager.fileExists(atPath: target.path) else {
-            throw HeraldError(.conflict, reason: "backupDestinationExists", message: "\(target.path) exists; a backup never overwrites")
+            throw HeraldError(.conflict, reason: .backupDestinationExists, message: "\(target.path) exists; a backup never overwrites")
         }
         let partial = target.path + ".partial"
         for suffix in ["", "-wal", "-shm", "-journal"] { try? fileManager.removeItem(atPath: partial + suffix) }

@@ -24,7 +24,7 @@ struct NotificationLimitTests {
     @Test("The 129th is refused with notificationLimitReached under reject")
     func rejects129th() {
         let incoming = NotificationLimit.Pending(id: "new", nextFireDate: base, sequence: 999)
-        #expect(throws: HeraldError(.conflict, reason: "notificationLimitReached",
+        #expect(throws: HeraldError(.conflict, reason: .notificationLimitReached,
                                     message: "the device already has 128 pending notifications; the limit is 128")) {
             try NotificationLimit.admit(incoming, into: pending(128), policy: .reject)
         }

@@ -7,7 +7,7 @@ func refusal(_ body: () throws -> Void) -> String? {
         try body()
         return nil
     } catch let error as HeraldError {
-        return error.reason
+        return error.reason.rawValue
     } catch {
         return "not a HeraldError: \(error)"
     }

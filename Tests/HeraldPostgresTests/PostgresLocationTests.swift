@@ -12,7 +12,7 @@ struct PostgresLocationTests {
             _ = try PostgresLocation(url: url)
             return nil
         } catch {
-            return error.reason
+            return error.reason.rawValue
         }
     }
 

@@ -81,7 +81,7 @@ struct PostgresNodesTests {
                         do {
                             _ = try await store.schedule(Self.fixtures.oneShot("n\(index)", at: 60 + Double(index)), now: Self.start)
                             return false
-                        } catch let error as HeraldError where error.reason == "notificationLimitReached" {
+                        } catch let error as HeraldError where error.reason == .notificationLimitReached {
                             return true
                         }
                     }

@@ -34,7 +34,7 @@ final class SilentListener {
         }
         guard bound else {
             if fd >= 0 { close(fd) }
-            throw HeraldError.invalid("listenerFailed", "could not listen on loopback")
+            throw POSIXError(.EADDRNOTAVAIL)
         }
         descriptor = fd
         port = Int(UInt16(bigEndian: address.sin_port))

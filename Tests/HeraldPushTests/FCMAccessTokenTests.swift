@@ -69,7 +69,10 @@ struct FCMAccessTokenTests {
         try await withSandbox { sandbox in
             let loops = HTTP2EventLoops(count: 1, name: "fcm test")
             var stranger = try settings(sandbox)
-            guard case .content(var account) = stranger.serviceAccount else { throw HeraldError.invalid("test", "content") }
+            guard case .content(var account) = stranger.serviceAccount else {
+                Issue.record("the sandbox's service account is not inline content")
+                return
+            }
             account.clientEmail = "stranger@example.iam.gserviceaccount.com"
             account.privateKey = try RS256Key.generate().privateKeyPEM()
             stranger.serviceAccount = .content(account)

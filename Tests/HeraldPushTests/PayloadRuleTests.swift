@@ -18,7 +18,7 @@ private func refusal(_ make: () throws -> APNsPush) -> String? {
         _ = try make()
         return nil
     } catch let error as HeraldError {
-        return error.reason
+        return error.reason.rawValue
     } catch {
         return "\(error)"
     }

@@ -83,7 +83,7 @@ struct OnlineBackupTests {
             _ = try await temporary.store.backup(to: missing)
             Issue.record("a backup into a missing directory succeeded")
         } catch let error as HeraldError {
-            #expect(error.reason == "invalidBackupDestination")
+            #expect(error.reason == .invalidBackupDestination)
         }
         #expect(!FileManager.default.fileExists(atPath: missing))
     }

@@ -112,7 +112,7 @@ struct StoreContractTests {
                             do {
                                 _ = try await store.schedule(fixtures.oneShot("n\(index)", at: 60 + Double(index)), now: start)
                                 return false
-                            } catch let error as HeraldError where error.reason == "notificationLimitReached" {
+                            } catch let error as HeraldError where error.reason == .notificationLimitReached {
                                 return true
                             }
                         }

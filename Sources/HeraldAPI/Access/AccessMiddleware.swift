@@ -43,7 +43,7 @@ struct AccessMiddleware: RouterMiddleware {
             let isStatusPage = context.endpointPath?.hasPrefix("/ui") == true
             guard let key = Self.presentedKey(request.headers[.authorization], allowingBasic: isStatusPage),
                   let principal = keys.principal(for: key) else {
-                var response = try APIError(status: .unauthorized, reason: "unauthorized",
+                var response = try APIError(status: .unauthorized, reason: .unauthorized,
                                             message: "a valid API key is required: Authorization: Bearer <key>")
                     .response(from: request, context: context)
                 // A browser opening the status pages asks for the key (as the password) itself.
@@ -86,7 +86,7 @@ struct AccessMiddleware: RouterMiddleware {
     private func authorize(_ principal: Principal, access: RouteAccess, parameters: Parameters) throws {
         if principal == .metrics {
             guard access == .metrics || access == .open || access == .unmatched else {
-                throw APIError(status: .forbidden, reason: "forbidden", message: "a metrics key reads /metrics only")
+                throw APIError(status: .forbidden, reason: .forbidden, message: "a metrics key reads /metrics only")
             }
             return
         }
@@ -95,13 +95,13 @@ struct AccessMiddleware: RouterMiddleware {
         case .open, .signedHook, .anyKey, .unmatched:
             return
         case .metrics:
-            throw APIError(status: .forbidden, reason: "forbidden", message: "/metrics needs an admin or a metrics key")
+            throw APIError(status: .forbidden, reason: .forbidden, message: "/metrics needs an admin or a metrics key")
         case .app:
             guard try parameters.decoded("app") == own else {
-                throw APIError(status: .forbidden, reason: "forbidden", message: "this key belongs to app '\(own)'")
+                throw APIError(status: .forbidden, reason: .forbidden, message: "this key belongs to app '\(own)'")
             }
         case .admin:
-            throw APIError(status: .forbidden, reason: "forbidden", message: "this route needs an admin key")
+            throw APIError(status: .forbidden, reason: .forbidden, message: "this route needs an admin key")
         }
     }
 
@@ -111,7 +111,7 @@ struct AccessMiddleware: RouterMiddleware {
         guard let wait = limiter.acquire(key) else { return nil }
         metrics.rateLimited(scope)
         let seconds = max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
-        var response = try APIError(status: .tooManyRequests, reason: "rateLimited",
+        var response = try APIError(status: .tooManyRequests, reason: .rateLimited,
                                     message: "too many requests for \(who); retry after \(seconds) s")
             .response(from: request, context: context)
         response.headers[.retryAfter] = String(seconds)
@@ -134,7 +134,7 @@ struct AccessMiddleware: RouterMiddleware {
                 guard let first = try await group.next() else { throw CancellationError() }
                 group.cancelAll()
                 guard let response = first else {
-                    throw APIError(status: .serviceUnavailable, reason: "requestTimeout",
+                    throw APIError(status: .serviceUnavailable, reason: .requestTimeout,
                                    message: "the request took longer than \(timeout)")
                 }
                 return response

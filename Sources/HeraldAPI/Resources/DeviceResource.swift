@@ -20,17 +20,17 @@ struct DeviceBody: Decodable {
     /// from the stored one.
     func device(app: App, id: String, stored: Device?) throws(HeraldError) -> Device {
         let state = stored?.state ?? .notRunning
-        guard let timeZone else { throw .invalid("missingField", "timeZone is required (an IANA zone such as Europe/Paris)") }
+        guard let timeZone else { throw .invalid(.missingField, "timeZone is required (an IANA zone such as Europe/Paris)") }
         _ = try DeviceRules.timeZone(timeZone)
         guard let platform = Platform(rawValue: platform ?? Platform.ios.rawValue) else {
-            throw .invalid("invalidPlatform", "platform must be ios, android or web")
+            throw .invalid(.invalidPlatform, "platform must be ios, android or web")
         }
         let given: [(field: String, platform: Platform, present: Bool)] = [
             ("token", .ios, token != nil), ("voipToken", .ios, voipToken != nil), ("fcmToken", .android, fcmToken != nil),
             ("webPush", .web, webPush != nil), ("pushToStartTokens", .ios, pushToStartTokens != nil),
         ]
         if let misfit = given.first(where: { $0.present && $0.platform != platform }) {
-            throw .invalid("addressNotForPlatform",
+            throw .invalid(.addressNotForPlatform,
                            "\(misfit.field) is an address for \(misfit.platform.rawValue) installations, not \(platform.rawValue)")
         }
         return Device(appID: app.id, id: id, timeZone: timeZone,
@@ -48,7 +48,7 @@ struct DeviceBody: Decodable {
         var checked: [String: String] = [:]
         for (type, token) in tokens {
             guard Identifier.isValid(type) else {
-                throw .invalid("invalidAttributesType", "pushToStartTokens keys are ActivityAttributes type names")
+                throw .invalid(.invalidAttributesType, "pushToStartTokens keys are ActivityAttributes type names")
             }
             checked[type] = try DeviceRules.token(token, field: "pushToStartTokens.\(type)")
         }
@@ -59,7 +59,7 @@ struct DeviceBody: Decodable {
     static func checked(_ subscription: WebPushSubscription, app: App) throws(HeraldError) -> WebPushSubscription {
         let valid = try subscription.validated(allowedHosts: app.webPush?.hosts ?? .publicPushServices)
         guard let point = WebPushSubscription.decodeBase64URL(valid.keys.p256dh), (try? ES256Key(publicPoint: point)) != nil else {
-            throw .invalid("invalidWebPushKeys", "webPush.keys.p256dh is not a point on the P-256 curve")
+            throw .invalid(.invalidWebPushKeys, "webPush.keys.p256dh is not a point on the P-256 curve")
         }
         return valid
     }

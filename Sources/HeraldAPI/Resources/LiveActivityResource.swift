@@ -27,12 +27,12 @@ struct LiveActivityBody: Codable {
     /// The fields read (event, alert, dates), not yet checked against an audience.
     func parsed() throws(HeraldError) -> LiveActivity {
         guard let name = event, let event = LiveActivityEvent(rawValue: name) else {
-            throw .invalid("invalidLiveActivity", "liveActivity.event must be start, update or end")
+            throw .invalid(.invalidLiveActivity, "liveActivity.event must be start, update or end")
         }
         var alertContent: NotificationContent.Alert?
         if let alert {
             guard let body = alert.body, !body.isEmpty else {
-                throw .invalid("invalidLiveActivity", "liveActivity.alert.body is required with an alert")
+                throw .invalid(.invalidLiveActivity, "liveActivity.alert.body is required with an alert")
             }
             alertContent = .init(title: alert.title, subtitle: alert.subtitle, body: body)
         }
@@ -61,7 +61,7 @@ struct LiveActivityBody: Codable {
     private static func seconds(_ text: String?, field: String) throws(HeraldError) -> Int? {
         guard let text else { return nil }
         guard let date = RFC3339.instant(from: text) else {
-            throw .invalid("invalidDate", "liveActivity.\(field) must be an RFC 3339 instant, such as 2026-06-01T21:00:00Z")
+            throw .invalid(.invalidDate, "liveActivity.\(field) must be an RFC 3339 instant, such as 2026-06-01T21:00:00Z")
         }
         return Int(date.timeIntervalSince1970.rounded(.down))
     }

@@ -36,15 +36,15 @@ struct NotificationBody: Decodable {
     /// Validates the content part for a device on `platform`.
     func content(for platform: Platform, notificationID: String) throws(HeraldError) -> NotificationContent {
         if let liveActivity { return try activityContent(liveActivity, for: .device, platform: platform, notificationID: notificationID) }
-        guard let alert else { throw .invalid("missingAlert", "alert is required, with at least a body (or liveActivity instead)") }
+        guard let alert else { throw .invalid(.missingAlert, "alert is required, with at least a body (or liveActivity instead)") }
         guard let body = alert.body, !body.isEmpty else {
-            throw .invalid("missingAlert", "alert.body is required and must not be empty")
+            throw .invalid(.missingAlert, "alert.body is required and must not be empty")
         }
         if let badge, !(0...Self.maximumBadge).contains(badge) {
-            throw .invalid("invalidBadge", "badge must be between 0 and \(Self.maximumBadge)")
+            throw .invalid(.invalidBadge, "badge must be between 0 and \(Self.maximumBadge)")
         }
         if let sound, sound.isEmpty || sound.utf8.count > 256 {
-            throw .invalid("invalidSound", "sound must be a file name of 1–256 bytes, or \"default\"")
+            throw .invalid(.invalidSound, "sound must be a file name of 1–256 bytes, or \"default\"")
         }
         let content = NotificationContent(alert: .init(title: alert.title, subtitle: alert.subtitle, body: body),
                                           sound: sound, badge: badge, category: category, threadId: threadId,
@@ -59,7 +59,7 @@ struct NotificationBody: Decodable {
     /// Validates the content part for a broadcast channel's audience: a Live Activity update or end.
     func broadcastContent(notificationID: String) throws(HeraldError) -> NotificationContent {
         guard let liveActivity else {
-            throw .invalid("missingLiveActivity", "a broadcast carries liveActivity (an update or end), not an alert")
+            throw .invalid(.missingLiveActivity, "a broadcast carries liveActivity (an update or end), not an alert")
         }
         return try activityContent(liveActivity, for: .channel, platform: .ios, notificationID: notificationID)
     }
@@ -67,7 +67,7 @@ struct NotificationBody: Decodable {
     private func activityContent(_ body: LiveActivityBody, for audience: LiveActivity.Audience, platform: Platform,
                                  notificationID: String) throws(HeraldError) -> NotificationContent {
         guard alert == nil, sound == nil, badge == nil, category == nil, threadId == nil else {
-            throw .invalid("alertOrLiveActivity",
+            throw .invalid(.alertOrLiveActivity,
                            "a notification has alert (with sound, badge, category, threadId) or liveActivity, not both")
         }
         let content = NotificationContent(liveActivity: try body.liveActivity(for: audience), userInfo: userInfo)
@@ -85,7 +85,7 @@ struct NotificationBody: Decodable {
 
     /// Validates the schedule part; `deviceTimeZone` reads a floating notification's wall-clock `until`.
     func schedule(deviceTimeZone: TimeZone) throws(HeraldError) -> NotificationSchedule {
-        guard let fireDate else { throw .invalid("missingField", "fireDate is required") }
+        guard let fireDate else { throw .invalid(.missingField, "fireDate is required") }
         return try NotificationSchedule(fireDate: fireDate, timeZone: timeZone, repeatUnit: `repeat`?.unit,
                                         every: `repeat`?.every, count: `repeat`?.count, until: `repeat`?.until,
                                         deviceTimeZone: deviceTimeZone)

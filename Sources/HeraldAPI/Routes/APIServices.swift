@@ -47,7 +47,7 @@ extension Parameters {
     func decoded(_ name: String) throws -> String {
         let raw = try require(name)
         guard let value = raw.removingPercentEncoding else {
-            throw HeraldError.badRequest("invalidPath", "path parameter \(name) is not valid percent-encoding")
+            throw HeraldError.badRequest(.invalidPath, "path parameter \(name) is not valid percent-encoding")
         }
         return value
     }

@@ -20,12 +20,12 @@ struct ActivityRoutes {
             let activity = try context.parameters.identifier("activity")
             let body = try await services.body.decode(Body.self, from: request)
             guard device.platform == .ios else {
-                throw HeraldError.invalid("liveActivityNotForPlatform", "Live Activities run on iOS; this is a \(device.platform.rawValue) installation")
+                throw HeraldError.invalid(.liveActivityNotForPlatform, "Live Activities run on iOS; this is a \(device.platform.rawValue) installation")
             }
-            guard let text = body.token else { throw HeraldError.invalid("missingField", "token is required") }
+            guard let text = body.token else { throw HeraldError.invalid(.missingField, "token is required") }
             let token = LiveActivityToken(token: try DeviceRules.token(text, field: "token"), attributesType: body.attributesType)
             if let type = body.attributesType, !Identifier.isValid(type) {
-                throw HeraldError.invalid("invalidAttributesType", "attributesType is an ActivityAttributes type name")
+                throw HeraldError.invalid(.invalidAttributesType, "attributesType is an ActivityAttributes type name")
             }
             guard let created = try await services.store.saveActivity(appID: device.appID, deviceID: device.id, activity: activity,
                                                                        token: token, now: services.clock.now()) else {
@@ -57,7 +57,7 @@ struct ActivityRoutes {
     }
 
     static func notFound(_ activity: String) -> HeraldError {
-        .notFound("activityNotFound", "activity '\(activity)' is not registered on this device")
+        .notFound(.activityNotFound, "activity '\(activity)' is not registered on this device")
     }
 
     private func device(_ context: HeraldRequestContext) async throws -> Device {

@@ -64,7 +64,7 @@ struct AppRoutes {
         var overflow = OverflowPolicy.reject
         if let text = body.overflow {
             guard let policy = OverflowPolicy(rawValue: text) else {
-                throw HeraldError.invalid("invalidOverflow", "overflow must be reject or keepSoonest")
+                throw HeraldError.invalid(.invalidOverflow, "overflow must be reject or keepSoonest")
             }
             overflow = policy
         }
@@ -111,7 +111,7 @@ struct AppRoutes {
         do {
             if let pem = settings.vapidPrivateKey {
                 key = try ES256Key(pem: pem)
-                guard key.isPrivate else { throw HeraldError.invalid("invalidWebPushSettings", "vapidPrivateKey is a public key") }
+                guard key.isPrivate else { throw HeraldError.invalid(.invalidWebPushSettings, "vapidPrivateKey is a public key") }
             } else if let pem = stored?.vapidPrivateKey {
                 key = try ES256Key(pem: pem)
             } else {
@@ -122,7 +122,7 @@ struct AppRoutes {
         } catch let error as HeraldError {
             throw error
         } catch {
-            throw .invalid("invalidWebPushSettings", "webPush.vapidPrivateKey must be a PKCS#8 PEM EC P-256 private key")
+            throw .invalid(.invalidWebPushSettings, "webPush.vapidPrivateKey must be a PKCS#8 PEM EC P-256 private key")
         }
         return accepted
     }

@@ -36,7 +36,7 @@ enum Audience: Sendable {
             return HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
         case .channel:
             let name = BroadcastChannel.name(audienceID: deviceID) ?? deviceID
-            return HeraldError.notFound("channelNotFound", "channel '\(name)' of app '\(appID)' does not exist")
+            return HeraldError.notFound(.channelNotFound, "channel '\(name)' of app '\(appID)' does not exist")
         }
     }
 
@@ -44,7 +44,7 @@ enum Audience: Sendable {
     func translatingNotFound<T>(appID: String, deviceID: String, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as HeraldError where error.reason == "deviceNotFound" {
+        } catch let error as HeraldError where error.reason == .deviceNotFound {
             throw notFound(appID: appID, deviceID: deviceID)
         }
     }

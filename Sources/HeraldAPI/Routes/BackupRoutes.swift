@@ -34,12 +34,12 @@ struct BackupRoutes {
     func register(on router: Router<HeraldRequestContext>) {
         router.post("/v1/admin/backup") { request, _ in
             let body = try await services.body.decode(BackupBody.self, from: request)
-            guard let path = body.to, !path.isEmpty else { throw HeraldError.invalid("missingField", "to: the file to write is required") }
+            guard let path = body.to, !path.isEmpty else { throw HeraldError.invalid(.missingField, "to: the file to write is required") }
             guard path.hasPrefix("/") else {
-                throw HeraldError.invalid("invalidBackupDestination", "to must be an absolute path on the server")
+                throw HeraldError.invalid(.invalidBackupDestination, "to must be an absolute path on the server")
             }
             guard let store else {
-                throw HeraldError.invalid("backupNotSupported",
+                throw HeraldError.invalid(.backupNotSupported,
                                           "this node runs on PostgreSQL: back it up with pg_dump (see docs/operations.md)")
             }
             return try Response.json(BackupResource(try await store.backup(to: path)), status: .created)

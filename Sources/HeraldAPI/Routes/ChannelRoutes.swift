@@ -33,17 +33,17 @@ struct ChannelRoutes {
         router.post(RouterPath(base)) { request, context in
             let app = try await services.existingApp(try context.parameters.decoded("app"))
             let body = try await services.body.decode(Body.self, from: request)
-            guard let name = body.name else { throw HeraldError.invalid("missingField", "name is required") }
+            guard let name = body.name else { throw HeraldError.invalid(.missingField, "name is required") }
             let policy = body.messageStoragePolicy ?? 0
             try BroadcastChannel.validate(name: name, messageStoragePolicy: policy)
             let manager = try await manager(for: app)
             let existing = try await services.store.channels(appID: app.id)
             guard !existing.contains(where: { $0.name == name }) else {
-                throw HeraldError(.conflict, reason: "channelExists", message: "channel '\(name)' already exists")
+                throw HeraldError(.conflict, reason: .channelExists, message: "channel '\(name)' already exists")
             }
             // APNs's own limit, checked before APNs is asked.
             guard existing.count < BroadcastChannel.maximumPerEnvironment else {
-                throw HeraldError.invalid("tooManyChannels",
+                throw HeraldError.invalid(.tooManyChannels,
                                           "app '\(app.id)' has \(existing.count) channels; APNs allows \(BroadcastChannel.maximumPerEnvironment) per environment")
             }
             let id = try await Self.apns { () async throws(APNsChannelManager.Failure) in
@@ -61,7 +61,7 @@ struct ChannelRoutes {
             guard created else {
                 // Another request created the name meanwhile: it keeps it, this channel goes.
                 _ = try? await manager.delete(id)
-                throw HeraldError(.conflict, reason: "channelExists", message: "channel '\(name)' already exists")
+                throw HeraldError(.conflict, reason: .channelExists, message: "channel '\(name)' already exists")
             }
             return try Response.json(ChannelResource(channel), status: .created)
         }
@@ -106,10 +106,10 @@ struct ChannelRoutes {
     /// The app's channel manager: APNs settings with token auth are required.
     private func manager(for app: App) async throws -> APNsChannelManager {
         guard app.push != nil else {
-            throw HeraldError.invalid("pushNotConfigured", "app '\(app.id)' has no push settings; channels live on APNs")
+            throw HeraldError.invalid(.pushNotConfigured, "app '\(app.id)' has no push settings; channels live on APNs")
         }
         guard let manager = try await gateway.client(for: app).channels else {
-            throw HeraldError.invalid("liveActivityNeedsTokenAuth", "APNs manages broadcast channels for token auth only")
+            throw HeraldError.invalid(.liveActivityNeedsTokenAuth, "APNs manages broadcast channels for token auth only")
         }
         return manager
     }
@@ -125,9 +125,9 @@ struct ChannelRoutes {
         } catch {
             switch error {
             case .refused(let status, let reason):
-                throw APIError(status: .badGateway, reason: "apnsRefused", message: "APNs answered \(status) \(reason)")
+                throw APIError(status: .badGateway, reason: .apnsRefused, message: "APNs answered \(status) \(reason)")
             case .unreachable(let why):
-                throw APIError(status: .badGateway, reason: "apnsUnreachable", message: "APNs's channel management API did not answer: \(why)")
+                throw APIError(status: .badGateway, reason: .apnsUnreachable, message: "APNs's channel management API did not answer: \(why)")
             }
         }
     }

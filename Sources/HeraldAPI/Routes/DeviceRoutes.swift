@@ -50,13 +50,13 @@ struct DeviceRoutes {
         var filter = DeviceFilter()
         if let text = query.get("platform") {
             guard let platform = Platform(rawValue: text) else {
-                throw HeraldError.badRequest("invalidPlatform", "platform must be one of \(Platform.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw HeraldError.badRequest(.invalidPlatform, "platform must be one of \(Platform.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             filter.platform = platform
         }
         if let text = query.get("state") {
             guard let state = LifecycleState(rawValue: text) else {
-                throw HeraldError.badRequest("invalidState",
+                throw HeraldError.badRequest(.invalidState,
                                              "state must be one of \(LifecycleState.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             filter.state = state

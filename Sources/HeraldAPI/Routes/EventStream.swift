@@ -27,7 +27,7 @@ struct EventStream {
         do {
             (id, messages) = try await streams.subscribe(appID: app.id, deviceID: device.id)
         } catch is LiveStreams.Stopping {
-            throw APIError(status: .serviceUnavailable, reason: "shuttingDown", message: "this node is stopping; reconnect",
+            throw APIError(status: .serviceUnavailable, reason: .shuttingDown, message: "this node is stopping; reconnect",
                            headers: [.retryAfter: "1"])
         }
         let state: LifecycleState = foreground ? .active : (device.state.isAwake ? device.state : .background)

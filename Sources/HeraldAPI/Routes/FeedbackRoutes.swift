@@ -29,7 +29,7 @@ struct FeedbackRoutes {
             var state: OutboxMessage.State?
             if let text = request.uri.queryParameters.get("state") {
                 guard let parsed = OutboxMessage.State(rawValue: text) else {
-                    throw HeraldError.badRequest("invalidState", "state must be pending, delivered or parked")
+                    throw HeraldError.badRequest(.invalidState, "state must be pending, delivered or parked")
                 }
                 state = parsed
             }
@@ -74,7 +74,7 @@ struct FeedbackRoutes {
     /// Queues a parked message again: 202, or 404 `messageNotFound` when no parked message has that id.
     static func retry(_ id: String, store: any OutboxStore, dispatcher: FeedbackDispatcher?) async throws -> Response {
         guard let id = Int64(id), try await store.retryOutboxMessage(id, now: Date()) else {
-            throw HeraldError.notFound("messageNotFound", "no parked outbox message with that id")
+            throw HeraldError.notFound(.messageNotFound, "no parked outbox message with that id")
         }
         dispatcher?.nudge()
         return Response(status: .accepted)

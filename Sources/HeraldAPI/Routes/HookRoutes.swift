@@ -27,7 +27,7 @@ struct HookRoutes {
             let name = try context.parameters.identifier("name")
             // The name comes from the path; the body may leave it out.
             guard case .object(var fields) = try await services.body.decode(JSONValue.self, from: request) else {
-                throw HeraldError.badRequest("invalidJSON", "the hook definition must be a JSON object")
+                throw HeraldError.badRequest(.invalidJSON, "the hook definition must be a JSON object")
             }
             fields["name"] = .string(name)
             let definition: WebhookDefinition
@@ -52,7 +52,7 @@ struct HookRoutes {
         router.delete("/v1/hooks/:name") { _, context in
             let name = try context.parameters.decoded("name")
             guard try await store.deleteHook(name: name) else {
-                throw HeraldError.notFound("hookNotFound", "hook '\(name)' does not exist")
+                throw HeraldError.notFound(.hookNotFound, "hook '\(name)' does not exist")
             }
             return Response(status: .noContent)
         }
@@ -75,19 +75,19 @@ struct HookRoutes {
                                                     now: Int(services.clock.now().timeIntervalSince1970),
                                                     toleranceSeconds: definition.toleranceSeconds ?? defaultTolerance)
         } catch {
-            throw APIError(status: .unauthorized, reason: error.rawValue, message: Self.explain(error))
+            throw APIError(status: .unauthorized, reason: Self.reason(error), message: Self.explain(error))
         }
         let body: JSONValue
         do {
             body = try JSONDecoder().decode(JSONValue.self, from: Data(raw))
         } catch {
-            throw HeraldError.badRequest("invalidJSON", "the hook body is not valid JSON")
+            throw HeraldError.badRequest(.invalidJSON, "the hook body is not valid JSON")
         }
         let push = try definition.template.apply(to: body)
         if let push {
             let targets = push.tokens.count + push.devices.count
             guard targets <= maxTokensPerRequest else {
-                throw HeraldError(.tooLarge, reason: "tooManyTokens",
+                throw HeraldError(.tooLarge, reason: .tooManyTokens,
                                   message: "the hook's push names \(targets) tokens and devices; hooks.maxTokensPerRequest is \(maxTokensPerRequest)")
             }
             // The payload is the same for every token: refuse it once, before anything is claimed.
@@ -108,7 +108,7 @@ struct HookRoutes {
             response.headers.append(.init(name: .init("Idempotent-Replayed")!, value: "true"))
             return response
         case .inProgress?:
-            throw HeraldError(.conflict, reason: "idempotencyKeyInProgress",
+            throw HeraldError(.conflict, reason: .idempotencyKeyInProgress,
                               message: "a request with this signature or idempotency key is still being handled")
         case nil:
             break
@@ -176,7 +176,7 @@ struct HookRoutes {
 
     private func definition(named name: String) async throws -> WebhookDefinition {
         guard let text = try await store.hook(name: name) else {
-            throw HeraldError.notFound("hookNotFound", "hook '\(name)' does not exist")
+            throw HeraldError.notFound(.hookNotFound, "hook '\(name)' does not exist")
         }
         return try Self.decode(text)
     }
@@ -189,6 +189,16 @@ struct HookRoutes {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return String(decoding: try encoder.encode(definition), as: UTF8.self)
+    }
+
+    static func reason(_ refusal: WebhookSignature.Refusal) -> Reason {
+        switch refusal {
+        case .missingSignature: return .missingSignature
+        case .invalidSignatureHeader: return .invalidSignatureHeader
+        case .invalidSignature: return .invalidSignature
+        case .staleTimestamp: return .staleTimestamp
+        @unknown default: return .invalidSignature
+        }
     }
 
     static func explain(_ refusal: WebhookSignature.Refusal) -> String {

@@ -35,7 +35,7 @@ struct IdempotentRequests: Sendable {
              _ handler: (Request) async throws -> Response) async throws -> Response {
         guard let key = request.headers[Self.headerName] else { return try await handler(request) }
         guard !key.isEmpty, key.utf8.count <= Self.maximumKeyLength else {
-            throw HeraldError.badRequest("invalidIdempotencyKey", "Idempotency-Key must be 1 to \(Self.maximumKeyLength) bytes")
+            throw HeraldError.badRequest(.invalidIdempotencyKey, "Idempotency-Key must be 1 to \(Self.maximumKeyLength) bytes")
         }
         let scope = "api \(Self.caller(context.principal)) \(request.method.rawValue) \(request.uri.path)"
         let keys = ["key:" + key]
@@ -48,7 +48,7 @@ struct IdempotentRequests: Sendable {
         case .completed(let stored)?:
             return try Self.replay(stored, fingerprint: fingerprint)
         case .inProgress?:
-            throw HeraldError(.conflict, reason: "idempotencyKeyInProgress",
+            throw HeraldError(.conflict, reason: .idempotencyKeyInProgress,
                               message: "a request with this Idempotency-Key is still being handled")
         case nil:
             break
@@ -90,7 +90,7 @@ struct IdempotentRequests: Sendable {
     private static func replay(_ stored: String, fingerprint: String) throws -> Response {
         let parts = stored.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[1] == fingerprint else {
-            throw HeraldError.invalid("idempotencyKeyReused",
+            throw HeraldError.invalid(.idempotencyKeyReused,
                                       "this Idempotency-Key was used with a different request body; use a new key")
         }
         let status = Int(parts[0]).map { HTTPResponse.Status(code: $0) } ?? .ok

@@ -45,7 +45,7 @@ struct LifecycleRoutes {
             let body = data.isEmpty ? Body() : try JSONBody.decode(Body.self, from: data)
             let state = try Self.state(body.state ?? LifecycleState.background.rawValue)
             guard state == .background || state == .active else {
-                throw HeraldError.invalid("invalidState", "wake moves a device to background or active")
+                throw HeraldError.invalid(.invalidState, "wake moves a device to background or active")
             }
             let result = try await store.setState(appID: app.id, deviceID: device.id, state: state, drain: true,
                                                   catalog: try EventCatalog(customKinds: app.customKinds),
@@ -58,7 +58,7 @@ struct LifecycleRoutes {
             let (app, device) = try await target(context)
             let body = try await services.body.decode(Body.self, from: request)
             guard let upTo = try Self.sequence(body.upTo, field: "upTo") else {
-                throw HeraldError.invalid("missingField", "upTo is required: the highest sequence id received (an inbox item's seq, or backlogSeq)")
+                throw HeraldError.invalid(.missingField, "upTo is required: the highest sequence id received (an inbox item's seq, or backlogSeq)")
             }
             let acknowledged = try await store.acknowledge(appID: app.id, deviceID: device.id, upTo: upTo)
             return try Response.json(AcknowledgementResource(acknowledged))
@@ -92,10 +92,10 @@ struct LifecycleRoutes {
         let (app, device) = try await target(context)
         let body = try await services.body.decode(Body.self, from: request)
         guard let events = body.events, !events.isEmpty else {
-            throw HeraldError.invalid("missingField", "events is required: a non-empty array")
+            throw HeraldError.invalid(.missingField, "events is required: a non-empty array")
         }
         guard events.count <= Self.maximumEventsPerRequest else {
-            throw HeraldError(.tooLarge, reason: "tooManyEvents", message: "at most \(Self.maximumEventsPerRequest) events per request")
+            throw HeraldError(.tooLarge, reason: .tooManyEvents, message: "at most \(Self.maximumEventsPerRequest) events per request")
         }
         let catalog = try EventCatalog(customKinds: app.customKinds)
         var validated: [SystemEvent] = []
@@ -133,14 +133,14 @@ struct LifecycleRoutes {
 
     /// An inbox sequence id as a client sends it back: a non-negative integer.
     static func sequence(_ value: Int64?, field: String) throws(HeraldError) -> Int64? {
-        if let value, value < 0 { throw .invalid("invalidAck", "\(field) must be an inbox sequence id (0 or more)") }
+        if let value, value < 0 { throw .invalid(.invalidAck, "\(field) must be an inbox sequence id (0 or more)") }
         return value
     }
 
     static func state(_ text: String?) throws(HeraldError) -> LifecycleState {
-        guard let text else { throw .invalid("missingField", "state is required") }
+        guard let text else { throw .invalid(.missingField, "state is required") }
         guard let state = LifecycleState(rawValue: text) else {
-            throw .invalid("invalidState", "state must be one of \(LifecycleState.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw .invalid(.invalidState, "state must be one of \(LifecycleState.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return state
     }

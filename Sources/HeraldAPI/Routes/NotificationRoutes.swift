@@ -23,7 +23,7 @@ struct NotificationRoutes {
             let id = try body.notificationID()
             let content = try body.content(for: device.platform, notificationID: id)
             guard content.liveActivity == nil else {
-                throw HeraldError.invalid("invalidLiveActivity", "present shows an alert now; send a Live Activity with POST /v1/push")
+                throw HeraldError.invalid(.invalidLiveActivity, "present shows an alert now; send a Live Activity with POST /v1/push")
             }
             let delivery = try await services.engine.present(content, notificationID: id, device: device)
             return try Response.json(["delivery": DeliveryResource(delivery)])
@@ -61,9 +61,9 @@ struct NotificationRoutes {
             let device = try await device(context)
             let id = try context.parameters.decoded("id")
             let count = try Self.integer(request, "occurrences", default: 0, range: 0...Self.maximumPreview,
-                                         reason: "invalidOccurrences")
+                                         reason: .invalidOccurrences)
             guard let notification = try await services.store.notification(appID: device.appID, deviceID: device.id, id: id) else {
-                throw HeraldError.notFound("notificationNotFound", "notification '\(id)' does not exist")
+                throw HeraldError.notFound(.notificationNotFound, "notification '\(id)' does not exist")
             }
             var preview: [Date]?
             if count > 0 {
@@ -78,7 +78,7 @@ struct NotificationRoutes {
             let device = try await device(context)
             let id = try context.parameters.decoded("id")
             guard try await services.store.cancel(appID: device.appID, deviceID: device.id, id: id) else {
-                throw HeraldError.notFound("notificationNotFound", "notification '\(id)' does not exist")
+                throw HeraldError.notFound(.notificationNotFound, "notification '\(id)' does not exist")
             }
             return Response(status: .noContent)
         }
@@ -131,7 +131,7 @@ struct NotificationRoutes {
     }
 
     private static func integer(_ request: Request, _ name: String, default value: Int, range: ClosedRange<Int>,
-                                reason: String) throws -> Int {
+                                reason: Reason) throws -> Int {
         guard let text = request.uri.queryParameters.get(name) else { return value }
         guard let number = Int(text), range.contains(number) else {
             throw HeraldError.badRequest(reason, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)")

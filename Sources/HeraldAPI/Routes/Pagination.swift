@@ -22,13 +22,13 @@ struct Pagination {
         limit = defaultLimit
         if let text = query.get("limit") {
             guard let number = Int(text), (1...Self.maximumLimit).contains(number) else {
-                throw HeraldError.badRequest("invalidLimit", "limit must be an integer from 1 to \(Self.maximumLimit)")
+                throw HeraldError.badRequest(.invalidLimit, "limit must be an integer from 1 to \(Self.maximumLimit)")
             }
             limit = number
         }
         if let cursor = query.get("cursor") {
             guard let key = Self.key(fromCursor: cursor) else {
-                throw HeraldError.badRequest("invalidCursor", "cursor is not one this list gave")
+                throw HeraldError.badRequest(.invalidCursor, "cursor is not one this list gave")
             }
             after = key
         }

@@ -47,7 +47,7 @@ struct PushRoutes {
             } catch let error as DecodingError {
                 self = .invalid(JSONBody.describe(error))
             } catch {
-                self = .invalid(.invalid("invalidField", "\(error)"))
+                self = .invalid(.invalid(.invalidField, "\(error)"))
             }
         }
     }
@@ -65,10 +65,10 @@ struct PushRoutes {
         struct Body: Decodable { var notifications: [DecodedEntry]? }
         let body = try await services.body.decode(Body.self, from: request)
         guard let entries = body.notifications, !entries.isEmpty else {
-            throw HeraldError.invalid("missingField", "notifications is required: a non-empty array")
+            throw HeraldError.invalid(.missingField, "notifications is required: a non-empty array")
         }
         guard entries.count <= maximumBatch else {
-            throw HeraldError(.tooLarge, reason: "batchTooLarge",
+            throw HeraldError(.tooLarge, reason: .batchTooLarge,
                               message: "\(entries.count) notifications in one batch; the limit is \(maximumBatch)")
         }
         var results: [Result] = []
@@ -80,16 +80,16 @@ struct PushRoutes {
 
     private func send(_ decoded: DecodedEntry, index: Int, principal: Principal) async -> [Result] {
         func refusal(_ error: HeraldError, status: Int, token: String? = nil, device: String? = nil) -> Result {
-            Result(notification: index, token: token, device: device, status: status, reason: error.reason)
+            Result(notification: index, token: token, device: device, status: status, reason: error.reason.rawValue)
         }
         let entry: Entry
         switch decoded {
         case .entry(let decodedEntry): entry = decodedEntry
         case .invalid(let error): return [refusal(error, status: 422)]
         }
-        guard let appID = entry.app else { return [refusal(.invalid("missingField", "app is required"), status: 422)] }
+        guard let appID = entry.app else { return [refusal(.invalid(.missingField, "app is required"), status: 422)] }
         guard principal.mayUse(app: appID) else {
-            return [refusal(HeraldError(.invalid, reason: "forbidden", message: "this key belongs to another app"), status: 403)]
+            return [refusal(HeraldError(.invalid, reason: .forbidden, message: "this key belongs to another app"), status: 403)]
         }
         guard let app = try? await services.store.app(id: appID) else {
             return [refusal(.appNotFound(appID), status: 404)]
@@ -98,15 +98,15 @@ struct PushRoutes {
             return await sendLiveActivity(liveActivity, entry: entry, app: app, index: index)
         }
         guard entry.channel == nil else {
-            return [refusal(.invalid("missingLiveActivity", "a broadcast to a channel carries liveActivity"), status: 422)]
+            return [refusal(.invalid(.missingLiveActivity, "a broadcast to a channel carries liveActivity"), status: 422)]
         }
         guard let type = APNsPushType(rawValue: entry.type ?? "alert") else {
-            return [refusal(.invalid("invalidPushType", "type must be one of \(APNsPushType.allCases.map(\.rawValue))"), status: 422)]
+            return [refusal(.invalid(.invalidPushType, "type must be one of \(APNsPushType.allCases.map(\.rawValue))"), status: 422)]
         }
         guard (entry.tokens == nil) != (entry.devices == nil) else {
-            return [refusal(.invalid("missingTokens", "give tokens or devices (one of them)"), status: 422)]
+            return [refusal(.invalid(.missingTokens, "give tokens or devices (one of them)"), status: 422)]
         }
-        guard let aps = entry.aps else { return [refusal(.invalid("missingField", "aps is required"), status: 422)] }
+        guard let aps = entry.aps else { return [refusal(.invalid(.missingField, "aps is required"), status: 422)] }
 
         let sender = PushSender(services: services, gateway: gateway)
         let channel = Swift.Result { () throws(HeraldError) -> ChannelPush in
@@ -125,13 +125,13 @@ struct PushRoutes {
     /// A Live Activity push now, to tokens, devices or a channel (``PushSender/sendLiveActivity``).
     private func sendLiveActivity(_ body: LiveActivityBody, entry: Entry, app: App, index: Int) async -> [Result] {
         guard entry.aps == nil, entry.type == nil || entry.type == APNsPushType.liveactivity.rawValue else {
-            return [Result(notification: index, channel: entry.channel, status: 422, reason: "alertOrLiveActivity")]
+            return [Result(notification: index, channel: entry.channel, status: 422, reason: Reason.alertOrLiveActivity.rawValue)]
         }
         let liveActivity: LiveActivity
         do {
             liveActivity = try body.parsed()
         } catch {
-            return [Result(notification: index, channel: entry.channel, status: 422, reason: error.reason)]
+            return [Result(notification: index, channel: entry.channel, status: 422, reason: error.reason.rawValue)]
         }
         let target = LiveActivityTarget(tokens: entry.tokens, devices: entry.devices, channel: entry.channel)
         let options = LiveActivitySendOptions(id: entry.id, collapseID: entry.collapseId, priority: entry.priority,

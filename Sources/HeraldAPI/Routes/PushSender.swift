@@ -41,7 +41,7 @@ struct PushSender {
         for deviceID in devices {
             guard BroadcastChannel.name(audienceID: deviceID) == nil,
                   let device = try? await services.store.device(appID: app.id, id: deviceID) else {
-                results.append(Result(notification: index, device: deviceID, status: 404, reason: "deviceNotFound"))
+                results.append(Result(notification: index, device: deviceID, status: 404, reason: Reason.deviceNotFound.rawValue))
                 continue
             }
             guard device.platform == .ios else {
@@ -52,15 +52,15 @@ struct PushSender {
                 do throws(HeraldError) {
                     try liveActivity.checkReachable(on: device, push: app.push)
                 } catch {
-                    results.append(Result(notification: index, device: deviceID, status: 422, reason: error.reason))
+                    results.append(Result(notification: index, device: deviceID, status: 422, reason: error.reason.rawValue))
                     continue
                 }
             }
             let address = liveActivity.map { device.address(for: $0) } ?? (type.usesVoIPToken ? device.voipToken : device.token)
             guard let token = address else {
-                let missing = liveActivity.map { $0.event == .start ? "noPushToStartToken" : "unknownActivity" }
+                let missing: Reason? = liveActivity.map { $0.event == .start ? .noPushToStartToken : .unknownActivity }
                 results.append(Result(notification: index, device: deviceID, status: 422,
-                                      reason: missing ?? (type.usesVoIPToken ? "noVoipToken" : "noDeviceToken")))
+                                      reason: (missing ?? (type.usesVoIPToken ? .noVoipToken : .noDeviceToken)).rawValue))
                 continue
             }
             targets.append((token, deviceID))
@@ -81,7 +81,7 @@ struct PushSender {
                 sent.append(target.device)
             } catch {
                 results.append(Result(notification: index, token: target.token, device: target.device, status: 422,
-                                      reason: error.reason))
+                                      reason: error.reason.rawValue))
             }
         }
         results += await sendOnOtherPlatforms(others, app: app, index: index, channel: channel)
@@ -100,10 +100,10 @@ struct PushSender {
     func sendLiveActivity(_ unchecked: LiveActivity, app: App, to target: LiveActivityTarget, options: LiveActivitySendOptions,
                           index: Int) async -> [Result] {
         func refusal(_ error: HeraldError, status: Int = 422) -> [Result] {
-            [Result(notification: index, channel: target.channel, status: status, reason: error.reason)]
+            [Result(notification: index, channel: target.channel, status: status, reason: error.reason.rawValue)]
         }
         guard [target.tokens as Any?, target.devices, target.channel].compactMap({ $0 }).count == 1 else {
-            return refusal(.invalid("missingTokens", "give tokens, devices or channel (one of them)"))
+            return refusal(.invalid(.missingTokens, "give tokens, devices or channel (one of them)"))
         }
         let timestamp = Int(Date().timeIntervalSince1970)
         guard let channelName = target.channel else {
@@ -111,12 +111,12 @@ struct PushSender {
             do throws(HeraldError) {
                 liveActivity = try unchecked.validated(for: .device)
                 if let push = app.push, !push.usesTokenAuth {
-                    throw .invalid("liveActivityNeedsTokenAuth", "APNs takes Live Activity pushes with token auth only")
+                    throw .invalid(.liveActivityNeedsTokenAuth, "APNs takes Live Activity pushes with token auth only")
                 }
             } catch {
                 return refusal(error)
             }
-            let unsupported = HeraldError.invalid("liveActivityNotForPlatform", "Live Activities run on iOS")
+            let unsupported = HeraldError.invalid(.liveActivityNotForPlatform, "Live Activities run on iOS")
             return await send(app: app, type: .liveactivity, tokens: target.tokens ?? [], devices: target.devices ?? [],
                               index: index, sharedID: options.id != nil, channel: .failure(unsupported),
                               liveActivity: liveActivity) { token throws(HeraldError) in
@@ -130,14 +130,14 @@ struct PushSender {
             let audience = try await services.existingChannel(app: app.id, name: channelName)
             let liveActivity = try unchecked.validated(for: .channel)
             try liveActivity.checkReachable(on: audience, push: app.push)
-            guard let channel = audience.broadcastChannel else { return refusal(.notFound("channelNotFound", "no channel")) }
+            guard let channel = audience.broadcastChannel else { return refusal(.notFound(.channelNotFound, "no channel")) }
             push = try APNsPush(channelID: channel.apnsChannelID, bundleID: app.id, priority: options.priority,
                                 expiration: options.expiration, id: options.id, collapseID: options.collapseID,
                                 aps: liveActivity.aps(timestamp: timestamp), custom: options.data)
         } catch let error as HeraldError {
             return refusal(error, status: error.kind == .notFound ? 404 : 422)
         } catch {
-            return refusal(.invalid("storeUnavailable", "the store did not answer"), status: 503)
+            return refusal(.invalid(.storeUnavailable, "the store did not answer"), status: 503)
         }
         let outcome = await gateway.send([push], app: app)[0]
         return [Result(notification: index, channel: channelName, status: outcome.status, apnsId: outcome.apnsID,
@@ -153,7 +153,7 @@ struct PushSender {
         switch channel {
         case .success(let built): push = built
         case .failure(let error):
-            return devices.map { Result(notification: index, device: $0.id, status: 422, reason: error.reason) }
+            return devices.map { Result(notification: index, device: $0.id, status: 422, reason: error.reason.rawValue) }
         }
         var results: [Result] = []
         let now = Date()
@@ -163,7 +163,7 @@ struct PushSender {
             do throws(HeraldError) {
                 switch device.platform {
                 case .android:
-                    guard let token = device.fcmToken else { throw .invalid("noFcmToken", "device \(device.id) has no fcmToken") }
+                    guard let token = device.fcmToken else { throw .invalid(.noFcmToken, "device \(device.id) has no fcmToken") }
                     if let first = fcm.first {
                         fcm.append((device.id, try first.message.addressed(to: token)))
                     } else {
@@ -171,7 +171,7 @@ struct PushSender {
                     }
                 case .web:
                     guard let subscription = device.webPush else {
-                        throw .invalid("noWebPushSubscription", "device \(device.id) has no webPush subscription")
+                        throw .invalid(.noWebPushSubscription, "device \(device.id) has no webPush subscription")
                     }
                     if let first = web.first {
                         web.append((device.id, first.message.addressed(to: subscription)))
@@ -182,7 +182,7 @@ struct PushSender {
                     continue
                 }
             } catch {
-                results.append(Result(notification: index, device: device.id, status: 422, reason: error.reason))
+                results.append(Result(notification: index, device: device.id, status: 422, reason: error.reason.rawValue))
             }
         }
         if !fcm.isEmpty {

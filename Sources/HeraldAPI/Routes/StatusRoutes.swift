@@ -46,7 +46,7 @@ struct StatusRoutes {
         // (and a script there could only send after a CORS preflight this server never grants).
         router.post("/ui/outbox/:id/retry") { request, context in
             guard request.header(Self.pageHeader) != nil else {
-                throw HeraldError(.forbidden, reason: "notFromStatusPage", message: "send X-Herald-UI: 1, as the status page does")
+                throw HeraldError(.forbidden, reason: .notFromStatusPage, message: "send X-Herald-UI: 1, as the status page does")
             }
             return try await FeedbackRoutes.retry(try context.parameters.decoded("id"), store: store, dispatcher: dispatcher)
         }
@@ -63,7 +63,7 @@ struct StatusRoutes {
     private func page(_ request: Request, title: String, main: String) throws -> Response {
         let fragment = request.uri.queryParameters.get("fragment")
         guard fragment == nil || fragment == "main" else {
-            throw HeraldError.badRequest("invalidFragment", "fragment must be main")
+            throw HeraldError.badRequest(.invalidFragment, "fragment must be main")
         }
         let html = fragment == nil ? StatusPageLayout.document(title: title, main: main) : main
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],

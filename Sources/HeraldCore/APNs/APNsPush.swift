@@ -34,25 +34,25 @@ public struct APNsPush: Hashable, Sendable {
                 expiration: Int? = nil, id: String? = nil, collapseID: String? = nil, aps: APS,
                 custom: [String: JSONValue] = [:]) throws(HeraldError) {
         guard let derivedTopic = type.topic(bundleID: bundleID) ?? topic, !derivedTopic.isEmpty else {
-            throw .invalid("missingTopic", "\(type.rawValue) pushes need an explicit topic")
+            throw .invalid(.missingTopic, "\(type.rawValue) pushes need an explicit topic")
         }
         if let topic, topic != derivedTopic {
-            throw .invalid("invalidTopic", "a \(type.rawValue) push to \(bundleID) must use topic \(derivedTopic), not \(topic)")
+            throw .invalid(.invalidTopic, "a \(type.rawValue) push to \(bundleID) must use topic \(derivedTopic), not \(topic)")
         }
         let chosenPriority = priority ?? type.allowedPriorities[0]
         guard type.allowedPriorities.contains(chosenPriority) else {
-            throw .invalid("invalidPriority",
+            throw .invalid(.invalidPriority,
                            "\(type.rawValue) pushes take priority \(type.allowedPriorities.map(String.init).joined(separator: " or ")), not \(chosenPriority)")
         }
         if let expiration, expiration < 0 {
-            throw .invalid("invalidExpiration", "expiration must be unix seconds, or 0")
+            throw .invalid(.invalidExpiration, "expiration must be unix seconds, or 0")
         }
         if let collapseID, collapseID.utf8.count > Self.maximumCollapseIDBytes {
-            throw .invalid("collapseIdTooLong", "collapseId is \(collapseID.utf8.count) bytes; APNs allows \(Self.maximumCollapseIDBytes)")
+            throw .invalid(.collapseIdTooLong, "collapseId is \(collapseID.utf8.count) bytes; APNs allows \(Self.maximumCollapseIDBytes)")
         }
         let pushID: String
         if let id {
-            guard let uuid = UUID(uuidString: id) else { throw .invalid("invalidPushId", "id must be a UUID") }
+            guard let uuid = UUID(uuidString: id) else { throw .invalid(.invalidPushId, "id must be a UUID") }
             pushID = uuid.uuidString.lowercased()
         } else {
             pushID = APNsID.random()
@@ -79,7 +79,7 @@ public struct APNsPush: Hashable, Sendable {
         guard !channelID.isEmpty, channelID.utf8.count <= 200,
               channelID.utf8.allSatisfy({ b in (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 43 || b == 47 || b == 61 })
         else {
-            throw .invalid("invalidChannelId", "an APNs channel id is base64")
+            throw .invalid(.invalidChannelId, "an APNs channel id is base64")
         }
         // Built as a device push to a placeholder token, then pointed at the channel.
         try self.init(token: "00000000000000000000000000000000", type: .liveactivity, bundleID: bundleID, priority: priority,
@@ -126,11 +126,11 @@ public struct APNsPush: Hashable, Sendable {
     /// (`payloadTooLarge`, naming the size and the limit). Every path that accepts content for a
     /// push (send, schedule, present, hook) checks it here.
     public static func checkedPayload(type: APNsPushType, aps: APS, custom: [String: JSONValue]) throws(HeraldError) -> Data {
-        guard custom["aps"] == nil else { throw .invalid("invalidData", "custom data cannot use the key \"aps\"") }
+        guard custom["aps"] == nil else { throw .invalid(.invalidData, "custom data cannot use the key \"aps\"") }
         try type.checkRules(of: aps)
         let body = try encode(aps: aps, custom: custom)
         guard body.count <= type.maximumPayloadBytes else {
-            throw .invalid("payloadTooLarge", "payload is \(body.count) bytes; \(type.rawValue) pushes allow \(type.maximumPayloadBytes)")
+            throw .invalid(.payloadTooLarge, "payload is \(body.count) bytes; \(type.rawValue) pushes allow \(type.maximumPayloadBytes)")
         }
         return body
     }
@@ -158,7 +158,7 @@ public struct APNsPush: Hashable, Sendable {
         do {
             return try encoder.encode(Body(aps: aps, custom: custom))
         } catch {
-            throw .invalid("invalidPayload", "the payload cannot be encoded as JSON: \(error)")
+            throw .invalid(.invalidPayload, "the payload cannot be encoded as JSON: \(error)")
         }
     }
 }

@@ -51,21 +51,21 @@ public enum APNsPushType: String, CaseIterable, Sendable, Codable {
     public func checkRules(of aps: APS) throws(HeraldError) {
         switch self {
         case .background where !aps.isBackgroundOnly:
-            throw .invalid("invalidBackgroundPayload", "a background push's aps must hold only \"content-available\": 1")
+            throw .invalid(.invalidBackgroundPayload, "a background push's aps must hold only \"content-available\": 1")
         case .liveactivity:
-            guard aps.timestamp != nil else { throw .invalid("invalidLiveActivityPayload", "a liveactivity push needs aps.timestamp") }
+            guard aps.timestamp != nil else { throw .invalid(.invalidLiveActivityPayload, "a liveactivity push needs aps.timestamp") }
             guard let event = aps.event.flatMap(LiveActivityEvent.init(rawValue:)) else {
-                throw .invalid("invalidLiveActivityPayload", "aps.event must be start, update or end")
+                throw .invalid(.invalidLiveActivityPayload, "aps.event must be start, update or end")
             }
             if event != .end, aps.contentState == nil {
-                throw .invalid("invalidLiveActivityPayload", "a \(event.rawValue) needs aps.content-state")
+                throw .invalid(.invalidLiveActivityPayload, "a \(event.rawValue) needs aps.content-state")
             }
             if event == .start, aps.attributesType == nil || aps.attributes == nil {
-                throw .invalid("invalidLiveActivityPayload", "a start needs aps.attributes-type and aps.attributes")
+                throw .invalid(.invalidLiveActivityPayload, "a start needs aps.attributes-type and aps.attributes")
             }
         case .widgets, .controls:
             guard aps.contentChanged == true else {
-                throw .invalid("invalidWidgetsPayload", "a \(rawValue) push's aps holds \"content-changed\": true")
+                throw .invalid(.invalidWidgetsPayload, "a \(rawValue) push's aps holds \"content-changed\": true")
             }
         default:
             break

@@ -173,7 +173,7 @@ public struct PushSettings: Codable, Hashable, Sendable {
         case "sandbox", "development": return ("api.sandbox.push.apple.com", 443)
         default:
             guard let url = URL(string: environment), url.scheme == "https", let host = url.host, !host.isEmpty else {
-                throw .invalid("invalidPushEnvironment", "push.environment must be production, sandbox or https://host:port")
+                throw .invalid(.invalidPushEnvironment, "push.environment must be production, sandbox or https://host:port")
             }
             return (host, url.port ?? 443)
         }
@@ -187,7 +187,7 @@ public struct PushSettings: Codable, Hashable, Sendable {
         case "sandbox", "development": return ("api-manage-broadcast.sandbox.push.apple.com", 2195)
         case let custom:
             guard let url = URL(string: custom), url.scheme == "https", let host = url.host, !host.isEmpty else {
-                throw .invalid("invalidPushEnvironment", "push.channelsEnvironment must be production, sandbox or https://host:port")
+                throw .invalid(.invalidPushEnvironment, "push.channelsEnvironment must be production, sandbox or https://host:port")
             }
             return (host, url.port ?? 443)
         }
@@ -219,7 +219,7 @@ public struct PushSettings: Codable, Hashable, Sendable {
             guard teamId.count == 10, keyId.count == 10,
                   (teamId + keyId).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
             else {
-                throw .invalid("invalidPushCredentials", "teamId and keyId are the 10-character ids Apple issues")
+                throw .invalid(.invalidPushCredentials, "teamId and keyId are the 10-character ids Apple issues")
             }
         }
     }
@@ -265,7 +265,7 @@ public struct PushSettings: Codable, Hashable, Sendable {
         func restore(_ credential: Credential, _ old: Credential?) throws(HeraldError) -> Credential {
             guard credential == .content(Self.mask) else { return credential }
             guard let old, case .content = old else {
-                throw .invalid("invalidPushCredentials", "a masked secret was sent, but no secret is stored in its place")
+                throw .invalid(.invalidPushCredentials, "a masked secret was sent, but no secret is stored in its place")
             }
             return old
         }
@@ -293,7 +293,7 @@ public struct PushSettings: Codable, Hashable, Sendable {
             var restoredPassword = password
             if password == Self.mask {
                 guard let oldPassword else {
-                    throw .invalid("invalidPushCredentials", "a masked password was sent, but no password is stored")
+                    throw .invalid(.invalidPushCredentials, "a masked password was sent, but no password is stored")
                 }
                 restoredPassword = oldPassword
             }

@@ -40,7 +40,7 @@ public struct ChannelPush: Hashable, Sendable {
         case .background: kind = .background
         case .voip: kind = .voip
         default:
-            throw .invalid("invalidPushType", "\(type.rawValue) pushes go to iOS devices only; android and web take alert, background and voip")
+            throw .invalid(.invalidPushType, "\(type.rawValue) pushes go to iOS devices only; android and web take alert, background and voip")
         }
         switch aps.alert {
         case .text(let text)?: (title, body) = (nil, text)
@@ -104,7 +104,7 @@ extension NotificationContent {
     /// (`<notificationID>#<index>`) are counted with a ten-digit index.
     public func checkFits(_ platform: Platform, notificationID: String) throws(HeraldError) {
         if liveActivity != nil, platform != .ios {
-            throw .invalid("liveActivityNotForPlatform", "Live Activities run on iOS; this is a \(platform.rawValue) installation")
+            throw .invalid(.liveActivityNotForPlatform, "Live Activities run on iOS; this is a \(platform.rawValue) installation")
         }
         let push = ChannelPush(content: self, occurrenceID: Occurrence.id(notificationID: notificationID, index: 1_000_000_000))
         switch platform {

@@ -51,10 +51,10 @@ public struct FCMMessage: Hashable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let bytes = try? encoder.encode(message) else {
-            throw .invalid("invalidPayload", "the message cannot be encoded as JSON")
+            throw .invalid(.invalidPayload, "the message cannot be encoded as JSON")
         }
         guard bytes.count <= Self.maximumPayloadBytes else {
-            throw .invalid("payloadTooLarge", "the FCM message is \(bytes.count) bytes; FCM allows \(Self.maximumPayloadBytes)")
+            throw .invalid(.payloadTooLarge, "the FCM message is \(bytes.count) bytes; FCM allows \(Self.maximumPayloadBytes)")
         }
         self.token = try DeviceRules.fcmToken(token)
         kind = push.kind

@@ -50,7 +50,7 @@ public struct FCMSettings: Codable, Hashable, Sendable {
         /// Reads a key file's JSON. Throws `invalidFCMServiceAccount` when a field Herald needs is missing.
         public static func parse(_ data: Data) throws(HeraldError) -> ServiceAccount {
             guard let account = try? JSONDecoder().decode(ServiceAccount.self, from: data) else {
-                throw .invalid("invalidFCMServiceAccount",
+                throw .invalid(.invalidFCMServiceAccount,
                                "fcm.serviceAccount must be a service-account key with project_id, client_email, private_key and token_uri")
             }
             return try account.validated()
@@ -61,7 +61,7 @@ public struct FCMSettings: Codable, Hashable, Sendable {
                   clientEmail.contains("@"), privateKey.contains("PRIVATE KEY"),
                   let url = URL(string: tokenURI), url.scheme == "https", url.host != nil
             else {
-                throw .invalid("invalidFCMServiceAccount",
+                throw .invalid(.invalidFCMServiceAccount,
                                "fcm.serviceAccount needs project_id, client_email, a PEM private_key and an https token_uri")
             }
             return self
@@ -107,7 +107,7 @@ public struct FCMSettings: Codable, Hashable, Sendable {
         case .content(let account): return try account.validated()
         case .file(let path):
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw .invalid("invalidFCMServiceAccount", "cannot read the service-account file \(path)")
+                throw .invalid(.invalidFCMServiceAccount, "cannot read the service-account file \(path)")
             }
             return try ServiceAccount.parse(data)
         }
@@ -120,7 +120,7 @@ public struct FCMSettings: Codable, Hashable, Sendable {
 
     static func httpsHost(_ text: String, field: String) throws(HeraldError) -> (host: String, port: Int) {
         guard let url = URL(string: text), url.scheme == "https", let host = url.host, !host.isEmpty else {
-            throw .invalid("invalidFCMSettings", "\(field) must be an https URL")
+            throw .invalid(.invalidFCMSettings, "\(field) must be an https URL")
         }
         return (host, url.port ?? 443)
     }

@@ -37,10 +37,10 @@ public struct WebPushMessage: Hashable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let bytes = try? encoder.encode(payload) else {
-            throw .invalid("invalidPayload", "the message cannot be encoded as JSON")
+            throw .invalid(.invalidPayload, "the message cannot be encoded as JSON")
         }
         guard bytes.count <= Self.maximumPlaintextBytes else {
-            throw .invalid("payloadTooLarge",
+            throw .invalid(.payloadTooLarge,
                            "the Web Push payload is \(bytes.count) bytes; one encrypted record holds \(Self.maximumPlaintextBytes)")
         }
         self.subscription = subscription

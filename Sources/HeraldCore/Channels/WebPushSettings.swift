@@ -32,10 +32,10 @@ public struct WebPushSettings: Codable, Hashable, Sendable {
     /// Checks the subject and the host patterns.
     public func validate() throws(HeraldError) {
         guard subject.hasPrefix("mailto:") || subject.hasPrefix("https://"), subject.utf8.count > 8, subject.utf8.count <= 512 else {
-            throw .invalid("invalidWebPushSettings", "webPush.subject must be a mailto: or https: URL")
+            throw .invalid(.invalidWebPushSettings, "webPush.subject must be a mailto: or https: URL")
         }
         for pattern in allowedHosts ?? [] where pattern.isEmpty || pattern.contains("/") || pattern.contains(":") {
-            throw .invalid("invalidWebPushSettings", "webPush.allowedHosts holds host names (or *.domain), not '\(pattern)'")
+            throw .invalid(.invalidWebPushSettings, "webPush.allowedHosts holds host names (or *.domain), not '\(pattern)'")
         }
     }
 

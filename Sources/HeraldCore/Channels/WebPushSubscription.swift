@@ -46,17 +46,17 @@ public struct WebPushSubscription: Codable, Hashable, Sendable {
         guard endpoint.utf8.count <= 2048, let url = URL(string: endpoint), url.scheme == "https",
               let host = url.host, !host.isEmpty, url.user == nil
         else {
-            throw .invalid("invalidWebPushEndpoint", "webPush.endpoint must be an https URL")
+            throw .invalid(.invalidWebPushEndpoint, "webPush.endpoint must be an https URL")
         }
         guard allowedHosts.allows(host.lowercased()) else {
-            throw .invalid("webPushHostNotAllowed",
+            throw .invalid(.webPushHostNotAllowed,
                            "webPush.endpoint names \(host), which is not one of the app's allowed push services")
         }
         guard let point = Self.decodeBase64URL(keys.p256dh), point.count == 65, point[0] == 0x04 else {
-            throw .invalid("invalidWebPushKeys", "webPush.keys.p256dh must be base64url of a 65-byte uncompressed P-256 point")
+            throw .invalid(.invalidWebPushKeys, "webPush.keys.p256dh must be base64url of a 65-byte uncompressed P-256 point")
         }
         guard let secret = Self.decodeBase64URL(keys.auth), secret.count == 16 else {
-            throw .invalid("invalidWebPushKeys", "webPush.keys.auth must be base64url of 16 bytes")
+            throw .invalid(.invalidWebPushKeys, "webPush.keys.auth must be base64url of 16 bytes")
         }
         return self
     }

@@ -55,12 +55,12 @@ public struct CustomKind: Hashable, Sendable, Codable {
         guard let first = bytes.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z"),
               bytes.count <= Self.maximumNameLength, Identifier.isValid(name)
         else {
-            throw .invalid("invalidCustomKind",
+            throw .invalid(.invalidCustomKind,
                            "custom kind names must be 1–\(Self.maximumNameLength) characters: a letter, then letters, digits, '.', '-' or '_'")
         }
         let lowered = name.lowercased()
         guard !EventKind.allCases.contains(where: { $0.rawValue.lowercased() == lowered }) else {
-            throw .invalid("invalidCustomKind", "'\(name)' is a built-in event kind")
+            throw .invalid(.invalidCustomKind, "'\(name)' is a built-in event kind")
         }
     }
 

@@ -62,7 +62,7 @@ public struct DeviceEventQueue: Hashable, Sendable, Codable {
         let slot = try (existing ?? EventSlot()).folding(event, rule: entry.rule)
         if existing == nil {
             guard makeRoom(in: event.kind) else {
-                throw .invalid("tooManyEventKeys",
+                throw .invalid(.tooManyEventKeys,
                                "'\(event.kind)' already has \(Self.maximumKeysPerKind) keys waiting to be delivered")
             }
         }

@@ -34,13 +34,13 @@ public struct EventCatalog: Hashable, Sendable {
     ///   built-in kind or is declared twice; `tooManyCustomKinds` past `maximumCustomKinds`.
     public init(customKinds: [CustomKind]) throws(HeraldError) {
         guard customKinds.count <= Self.maximumCustomKinds else {
-            throw .invalid("tooManyCustomKinds", "an app may declare at most \(Self.maximumCustomKinds) custom kinds")
+            throw .invalid(.tooManyCustomKinds, "an app may declare at most \(Self.maximumCustomKinds) custom kinds")
         }
         var seen = Set<String>()
         for kind in customKinds {
             try kind.validateName()
             guard seen.insert(kind.name.lowercased()).inserted else {
-                throw .invalid("invalidCustomKind", "custom kind '\(kind.name)' is declared twice")
+                throw .invalid(.invalidCustomKind, "custom kind '\(kind.name)' is declared twice")
             }
         }
         self.init(sortedCustomKinds: customKinds.sorted { $0.name < $1.name })
@@ -84,7 +84,7 @@ public struct EventCatalog: Hashable, Sendable {
     /// `validate`, also returning the kind's entry so the queue does not look it up again.
     func validated(_ event: SystemEvent) throws(HeraldError) -> (event: SystemEvent, entry: Entry) {
         guard let entry = entries[event.kind] else {
-            throw .invalid("unknownEventKind", "'\(event.kind)' is not a built-in kind or a custom kind of this app")
+            throw .invalid(.unknownEventKind, "'\(event.kind)' is not a built-in kind or a custom kind of this app")
         }
         try EventValidation.checkKey(event.key, kind: event.kind, keyed: entry.keyed)
         var canonical = event

@@ -66,20 +66,20 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
             do {
                 _ = try DeviceRules.timeZone(zone)
             } catch {
-                throw .invalid("invalidEventValue", error.message)
+                throw .invalid(.invalidEventValue, error.message)
             }
             return .string(zone)
         case .batteryLevel:
             let level = try EventValidation.number(value, kind: name)
             guard (0...1).contains(level) else {
-                throw .invalid("invalidEventValue", "'\(name)' values must be a number from 0 to 1")
+                throw .invalid(.invalidEventValue, "'\(name)' values must be a number from 0 to 1")
             }
             return .number(level)
         case .batteryState:
             return .string(try EventValidation.string(value, kind: name, oneOf: Self.batteryStates))
         case .proximity:
             guard case .bool? = value else {
-                throw .invalid("invalidEventValue", "'\(name)' values must be true or false")
+                throw .invalid(.invalidEventValue, "'\(name)' values must be true or false")
             }
             return value
         case .protectedData:
@@ -93,13 +93,13 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
             do {
                 return .string(try DeviceRules.locale(locale))
             } catch {
-                throw .invalid("invalidEventValue", error.message)
+                throw .invalid(.invalidEventValue, error.message)
             }
         case .ubiquityIdentity:
             switch value {
             case nil, .null?: return .null  // signed out is a state, not the absence of one
             case .string?: return value
-            default: throw .invalid("invalidEventValue", "'\(name)' values must be a string or null")
+            default: throw .invalid(.invalidEventValue, "'\(name)' values must be a string or null")
             }
         }
     }

@@ -61,7 +61,7 @@ struct EventSlot: Hashable, Sendable {
             var total = amount
             if case .sum(let sum)? = previous { total += sum }
             guard total.isFinite else {
-                throw .invalid("eventSumOverflow", "the pending sum of '\(event.kind)' would overflow")
+                throw .invalid(.eventSumOverflow, "the pending sum of '\(event.kind)' would overflow")
             }
             next.backlog = .sum(total)
         case .union:
@@ -71,7 +71,7 @@ struct EventSlot: Hashable, Sendable {
                 for case .string(let member) in items { members.insert(member) }
             }
             guard members.count <= DeviceEventQueue.maximumUnionMembers else {
-                throw .invalid("tooManyUnionMembers",
+                throw .invalid(.tooManyUnionMembers,
                                "the pending set of '\(event.kind)' would exceed \(DeviceEventQueue.maximumUnionMembers) members")
             }
             next.backlog = .union(members)

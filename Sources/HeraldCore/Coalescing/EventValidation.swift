@@ -9,25 +9,25 @@ enum EventValidation {
     static func checkKey(_ key: String?, kind: String, keyed: Bool) throws(HeraldError) {
         switch (keyed, key) {
         case (true, nil):
-            throw .invalid("missingEventKey", "'\(kind)' events need a key")
+            throw .invalid(.missingEventKey, "'\(kind)' events need a key")
         case (true, let key?):
             guard !key.isEmpty, key.utf8.count <= maximumKeyLength else {
-                throw .invalid("invalidEventKey", "'\(kind)' keys must be 1–\(maximumKeyLength) bytes")
+                throw .invalid(.invalidEventKey, "'\(kind)' keys must be 1–\(maximumKeyLength) bytes")
             }
         case (false, nil):
             return
         case (false, .some):
-            throw .invalid("unexpectedEventKey", "'\(kind)' events take no key")
+            throw .invalid(.unexpectedEventKey, "'\(kind)' events take no key")
         }
     }
 
     /// Any JSON value, as long as there is one and it can be stored as JSON (no NaN or infinity).
     static func anyValue(_ value: JSONValue?, kind: String) throws(HeraldError) -> JSONValue {
         guard let value else {
-            throw .invalid("invalidEventValue", "'\(kind)' events need a value")
+            throw .invalid(.invalidEventValue, "'\(kind)' events need a value")
         }
         guard value.hasOnlyFiniteNumbers else {
-            throw .invalid("invalidEventValue", "'\(kind)' values must be finite numbers")
+            throw .invalid(.invalidEventValue, "'\(kind)' values must be finite numbers")
         }
         return value
     }
@@ -36,7 +36,7 @@ enum EventValidation {
     static func noValue(_ value: JSONValue?, kind: String) throws(HeraldError) -> JSONValue? {
         switch value {
         case nil, .null?: return nil
-        default: throw .invalid("unexpectedEventValue", "'\(kind)' events take no value")
+        default: throw .invalid(.unexpectedEventValue, "'\(kind)' events take no value")
         }
     }
 
@@ -44,7 +44,7 @@ enum EventValidation {
     static func string(_ value: JSONValue?, kind: String, oneOf allowed: [String]? = nil) throws(HeraldError) -> String {
         guard case .string(let text)? = value, allowed.map({ $0.contains(text) }) ?? true else {
             let expected = allowed.map { "one of " + $0.joined(separator: ", ") } ?? "a string"
-            throw .invalid("invalidEventValue", "'\(kind)' values must be \(expected)")
+            throw .invalid(.invalidEventValue, "'\(kind)' values must be \(expected)")
         }
         return text
     }
@@ -52,7 +52,7 @@ enum EventValidation {
     /// A finite number.
     static func number(_ value: JSONValue?, kind: String) throws(HeraldError) -> Double {
         guard case .number(let number)? = value, number.isFinite else {
-            throw .invalid("invalidEventValue", "'\(kind)' values must be a number")
+            throw .invalid(.invalidEventValue, "'\(kind)' values must be a number")
         }
         return number
     }
@@ -73,7 +73,7 @@ enum EventValidation {
         default:
             break
         }
-        throw .invalid("invalidEventValue", "'\(kind)' values must be a string or an array of strings")
+        throw .invalid(.invalidEventValue, "'\(kind)' values must be a string or an array of strings")
     }
 }
 

@@ -33,7 +33,7 @@ public enum NotificationLimit {
         guard others.count >= maximum else { return [] }
         switch policy {
         case .reject:
-            throw HeraldError(.conflict, reason: "notificationLimitReached",
+            throw HeraldError(.conflict, reason: .notificationLimitReached,
                               message: "the device already has \(others.count) pending notifications; the limit is \(maximum)")
         case .keepSoonest:
             let ranked = (others + [incoming]).sorted { lhs, rhs in

@@ -35,7 +35,7 @@ public struct BroadcastChannel: Codable, Hashable, Sendable {
     public static func validate(name: String, messageStoragePolicy: Int) throws(HeraldError) {
         try Identifier.validate(name, field: "name")
         guard messageStoragePolicy == 0 || messageStoragePolicy == 1 else {
-            throw .invalid("invalidMessageStoragePolicy", "messageStoragePolicy must be 0 (no storage) or 1 (most recent message)")
+            throw .invalid(.invalidMessageStoragePolicy, "messageStoragePolicy must be 0 (no storage) or 1 (most recent message)")
         }
     }
 }

@@ -65,34 +65,34 @@ public struct LiveActivity: Codable, Hashable, Sendable {
     public func validated(for audience: Audience) throws(HeraldError) -> LiveActivity {
         switch (event, audience) {
         case (.start, .channel):
-            throw .invalid("invalidLiveActivity", "a broadcast channel carries update and end events; a start goes to a device's push-to-start token")
+            throw .invalid(.invalidLiveActivity, "a broadcast channel carries update and end events; a start goes to a device's push-to-start token")
         case (.start, .device):
             guard let attributesType, !attributesType.isEmpty else {
-                throw .invalid("missingAttributes", "a start needs attributesType and attributes")
+                throw .invalid(.missingAttributes, "a start needs attributesType and attributes")
             }
-            guard case .object? = attributes else { throw .invalid("missingAttributes", "a start needs attributes, an object") }
+            guard case .object? = attributes else { throw .invalid(.missingAttributes, "a start needs attributes, an object") }
             guard activity == nil else {
-                throw .invalid("activityNotForStart", "a start creates an activity on the device; activity names a running one, for update and end")
+                throw .invalid(.activityNotForStart, "a start creates an activity on the device; activity names a running one, for update and end")
             }
         case (.update, .device), (.end, .device):
-            guard let activity else { throw .invalid("missingActivity", "an \(event.rawValue) needs the activity it is for") }
+            guard let activity else { throw .invalid(.missingActivity, "an \(event.rawValue) needs the activity it is for") }
             try Identifier.validate(activity, field: "liveActivity.activity")
         case (.update, .channel), (.end, .channel):
-            guard activity == nil else { throw .invalid("invalidLiveActivity", "a broadcast reaches every activity on its channel; it names no activity") }
+            guard activity == nil else { throw .invalid(.invalidLiveActivity, "a broadcast reaches every activity on its channel; it names no activity") }
         }
         if event != .end, contentState == nil {
-            throw .invalid("missingContentState", "a \(event.rawValue) needs contentState")
+            throw .invalid(.missingContentState, "a \(event.rawValue) needs contentState")
         }
         if event != .start, attributes != nil || attributesType != nil || inputPushChannel != nil || inputPushToken != nil {
-            throw .invalid("invalidLiveActivity", "attributes, attributesType, inputPushChannel and inputPushToken belong to a start")
+            throw .invalid(.invalidLiveActivity, "attributes, attributesType, inputPushChannel and inputPushToken belong to a start")
         }
         if let contentState, case .object = contentState {} else if contentState != nil {
-            throw .invalid("invalidLiveActivity", "contentState must be an object")
+            throw .invalid(.invalidLiveActivity, "contentState must be an object")
         }
         for (field, date) in [("staleDate", staleDate), ("dismissalDate", dismissalDate)] {
-            if let date, date < 0 { throw .invalid("invalidLiveActivity", "\(field) must be a time after 1970") }
+            if let date, date < 0 { throw .invalid(.invalidLiveActivity, "\(field) must be a time after 1970") }
         }
-        if let alert, alert.body.isEmpty { throw .invalid("invalidLiveActivity", "alert.body must not be empty") }
+        if let alert, alert.body.isEmpty { throw .invalid(.invalidLiveActivity, "alert.body must not be empty") }
         return self
     }
 
@@ -103,10 +103,10 @@ public struct LiveActivity: Codable, Hashable, Sendable {
     /// - Throws: `HeraldError` 422 `liveActivityNeedsTokenAuth` or `unknownActivity`.
     public func checkReachable(on device: Device, push: PushSettings?) throws(HeraldError) {
         if let push, !push.usesTokenAuth {
-            throw .invalid("liveActivityNeedsTokenAuth", "APNs takes Live Activity pushes with token auth only; this app uses a certificate")
+            throw .invalid(.liveActivityNeedsTokenAuth, "APNs takes Live Activity pushes with token auth only; this app uses a certificate")
         }
         if device.broadcastChannel == nil, event != .start, let activity, device.activities[activity] == nil {
-            throw .invalid("unknownActivity", "activity '\(activity)' is not registered on device '\(device.id)'")
+            throw .invalid(.unknownActivity, "activity '\(activity)' is not registered on device '\(device.id)'")
         }
     }
 

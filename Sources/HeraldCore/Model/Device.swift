@@ -136,7 +136,7 @@ public enum DeviceRules {
     /// The declared background modes, each one of ``backgroundModes``, without repeats.
     public static func backgroundModes(_ modes: [String]) throws(HeraldError) -> [String] {
         for mode in modes where !backgroundModes.contains(mode) {
-            throw .invalid("invalidBackgroundMode", "'\(mode)' is not one of \(backgroundModes.sorted().joined(separator: ", "))")
+            throw .invalid(.invalidBackgroundMode, "'\(mode)' is not one of \(backgroundModes.sorted().joined(separator: ", "))")
         }
         return Array(Set(modes)).sorted()
     }
@@ -147,7 +147,7 @@ public enum DeviceRules {
         guard identifier == "UTC" || identifier.contains("/") || TimeZone.knownTimeZoneIdentifiers.contains(identifier),
               let zone = TimeZone(identifier: identifier)
         else {
-            throw .invalid("invalidTimeZone", "'\(identifier)' is not a known IANA time zone")
+            throw .invalid(.invalidTimeZone, "'\(identifier)' is not a known IANA time zone")
         }
         return zone
     }
@@ -158,7 +158,7 @@ public enum DeviceRules {
         guard lower.utf8.count >= 16, lower.utf8.count <= 200, lower.utf8.count % 2 == 0,
               lower.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
         else {
-            throw .invalid("invalidToken", "\(field) must be an even number (16–200) of hex digits")
+            throw .invalid(.invalidToken, "\(field) must be an even number (16–200) of hex digits")
         }
         return lower
     }
@@ -170,7 +170,7 @@ public enum DeviceRules {
                   (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 45 || b == 95 || b == 58 || b == 46
               })
         else {
-            throw .invalid("invalidFcmToken", "fcmToken must be an FCM registration token (letters, digits, -_:.)")
+            throw .invalid(.invalidFcmToken, "fcmToken must be an FCM registration token (letters, digits, -_:.)")
         }
         return text
     }
@@ -180,7 +180,7 @@ public enum DeviceRules {
         guard !text.isEmpty, text.utf8.count <= 64,
               text.utf8.allSatisfy({ b in (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95 || b == 45 || b == 64 || b == 61 })
         else {
-            throw .invalid("invalidLocale", "'\(text)' is not a locale identifier")
+            throw .invalid(.invalidLocale, "'\(text)' is not a locale identifier")
         }
         return text
     }

@@ -19,30 +19,30 @@ public struct HeraldError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var kind: Kind
-    public var reason: String
+    public var reason: Reason
     public var message: String
 
-    public init(_ kind: Kind, reason: String, message: String) {
+    public init(_ kind: Kind, reason: Reason, message: String) {
         self.kind = kind
         self.reason = reason
         self.message = message
     }
 
-    public var description: String { "\(reason): \(message)" }
+    public var description: String { "\(reason.rawValue): \(message)" }
 
-    public static func invalid(_ reason: String, _ message: String) -> HeraldError {
+    public static func invalid(_ reason: Reason, _ message: String) -> HeraldError {
         HeraldError(.invalid, reason: reason, message: message)
     }
 
-    public static func notFound(_ reason: String, _ message: String) -> HeraldError {
+    public static func notFound(_ reason: Reason, _ message: String) -> HeraldError {
         HeraldError(.notFound, reason: reason, message: message)
     }
 
-    public static func badRequest(_ reason: String, _ message: String) -> HeraldError {
+    public static func badRequest(_ reason: Reason, _ message: String) -> HeraldError {
         HeraldError(.badRequest, reason: reason, message: message)
     }
 
     public static func forbidden(_ message: String) -> HeraldError {
-        HeraldError(.forbidden, reason: "forbidden", message: message)
+        HeraldError(.forbidden, reason: .forbidden, message: message)
     }
 }

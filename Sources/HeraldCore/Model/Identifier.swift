@@ -21,7 +21,7 @@ public enum Identifier {
     /// Throws `invalidId` naming the field when `text` is not a valid identifier.
     public static func validate(_ text: String, field: String) throws(HeraldError) {
         guard isValid(text) else {
-            throw .invalid("invalidId", "\(field) must be 1–\(maximumLength) characters of A–Z, a–z, 0–9, '.', '-' or '_'")
+            throw .invalid(.invalidId, "\(field) must be 1–\(maximumLength) characters of A–Z, a–z, 0–9, '.', '-' or '_'")
         }
     }
 }

@@ -30,55 +30,55 @@ public struct NotificationSchedule: Hashable, Sendable {
 
         if let instant = RFC3339.instant(from: text) {
             guard case .absolute = zone else {
-                throw .invalid("offsetWithTimeZone",
+                throw .invalid(.offsetWithTimeZone,
                                "fireDate '\(text)' carries an offset, so it cannot also have timeZone '\(zoneField ?? "")'; send a wall-clock time (YYYY-MM-DDTHH:MM[:SS]) with a zone, or an instant without one")
             }
             fireDate = .instant(instant)
         } else if let local = LocalDateTime(parsing: text) {
             guard zone != .absolute else {
-                throw .invalid("timeZoneRequired",
+                throw .invalid(.timeZoneRequired,
                                "fireDate '\(text)' is a wall-clock time; give timeZone (an IANA id or \"floating\"), or add Z or an offset")
             }
             fireDate = .wallClock(local)
         } else {
-            throw .invalid("invalidFireDate",
+            throw .invalid(.invalidFireDate,
                            "fireDate '\(text)' is neither an RFC 3339 instant nor a wall-clock time YYYY-MM-DDTHH:MM[:SS]")
         }
         timeZone = zone
 
         guard let unitText = repeatUnit else {
             if every != nil || count != nil || until != nil {
-                throw .invalid("invalidRepeat", "repeat.every, repeat.count and repeat.until need repeat.unit")
+                throw .invalid(.invalidRepeat, "repeat.every, repeat.count and repeat.until need repeat.unit")
             }
             repeatRule = nil
             return
         }
         guard let unit = RepeatUnit(rawValue: unitText) else {
-            throw .invalid("invalidRepeat",
+            throw .invalid(.invalidRepeat,
                            "repeat.unit '\(unitText)' is not one of \(RepeatUnit.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         let multiplier = every ?? 1
         guard (1...Self.maximumEvery).contains(multiplier) else {
-            throw .invalid("invalidRepeat", "repeat.every must be between 1 and \(Self.maximumEvery)")
+            throw .invalid(.invalidRepeat, "repeat.every must be between 1 and \(Self.maximumEvery)")
         }
         var end: RepeatEnd?
         switch (count, until) {
         case (.some, .some):
-            throw .invalid("invalidRepeat", "give repeat.count or repeat.until, not both")
+            throw .invalid(.invalidRepeat, "give repeat.count or repeat.until, not both")
         case (let count?, nil):
-            guard count >= 1 else { throw .invalid("invalidRepeat", "repeat.count must be at least 1") }
+            guard count >= 1 else { throw .invalid(.invalidRepeat, "repeat.count must be at least 1") }
             end = .count(count)
         case (nil, let untilText?):
             if let instant = RFC3339.instant(from: untilText) {
                 end = .until(instant)
             } else if let local = LocalDateTime(parsing: untilText) {
                 guard let resolvedZone else {
-                    throw .invalid("timeZoneRequired",
+                    throw .invalid(.timeZoneRequired,
                                    "repeat.until '\(untilText)' is a wall-clock time but the fire date is an instant; add Z or an offset")
                 }
                 end = zone == .floating ? .untilWallClock(local) : .until(WallClock.instant(of: local, in: resolvedZone))
             } else {
-                throw .invalid("invalidRepeat", "repeat.until '\(untilText)' is not a date-time")
+                throw .invalid(.invalidRepeat, "repeat.until '\(untilText)' is not a date-time")
             }
         case (nil, nil):
             end = nil
@@ -111,7 +111,7 @@ public struct NotificationSchedule: Hashable, Sendable {
     /// The first occurrence after `now`, or `fireDateInPast` when nothing is left to fire.
     public func firstOccurrence(after now: Date, deviceTimeZone: TimeZone) throws(HeraldError) -> (index: Int, date: Date) {
         guard let next = recurrence(deviceTimeZone: deviceTimeZone).firstOccurrence(after: now) else {
-            throw .invalid("fireDateInPast",
+            throw .invalid(.fireDateInPast,
                            "the notification has no occurrence after now; use present to deliver it immediately")
         }
         return next

@@ -18,12 +18,12 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
             return
         }
         guard text.hasPrefix("/") else {
-            throw .invalid("invalidPointer", "JSON pointer \"\(text)\" must be empty or start with \"/\"")
+            throw .invalid(.invalidPointer, "JSON pointer \"\(text)\" must be empty or start with \"/\"")
         }
         var tokens: [String] = []
         for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
             guard let token = Self.unescape(raw) else {
-                throw .invalid("invalidPointer", "JSON pointer \"\(text)\" has a \"~\" not followed by 0 or 1")
+                throw .invalid(.invalidPointer, "JSON pointer \"\(text)\" has a \"~\" not followed by 0 or 1")
             }
             tokens.append(token)
         }

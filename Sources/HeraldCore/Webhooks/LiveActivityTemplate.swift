@@ -37,10 +37,10 @@ public struct LiveActivityTemplate: Codable, Hashable, Sendable {
             do {
                 pointer = try JSONPointer(text)
             } catch {
-                throw .invalid("invalidTemplate", "template field liveActivity.\(field): \(error.message)")
+                throw .invalid(.invalidTemplate, "template field liveActivity.\(field): \(error.message)")
             }
             guard let value = pointer.resolve(in: document) else {
-                throw .invalid("templateFailed", "template field liveActivity.\(field): \"\(text)\" is not in the body")
+                throw .invalid(.templateFailed, "template field liveActivity.\(field): \"\(text)\" is not in the body")
             }
             return value
         }

@@ -100,24 +100,24 @@ public struct PushTemplate: Codable, Hashable, Sendable {
     /// as a failure on each incoming event. Throws `invalidTemplate`.
     public func validate() throws(HeraldError) {
         guard [tokens, devices, channel].compactMap({ $0 }).count == 1 else {
-            throw .invalid("invalidTemplate", "a template targets \"tokens\", \"devices\" or \"channel\": exactly one of them")
+            throw .invalid(.invalidTemplate, "a template targets \"tokens\", \"devices\" or \"channel\": exactly one of them")
         }
         if data?["aps"] != nil {
-            throw .invalid("invalidTemplate", "template data cannot use the key \"aps\"")
+            throw .invalid(.invalidTemplate, "template data cannot use the key \"aps\"")
         }
         if let liveActivity {
             guard type == nil || type == .liveactivity, sound == nil, badge == nil else {
-                throw .invalid("invalidTemplate", "a liveActivity template takes no type (other than liveactivity), sound or badge")
+                throw .invalid(.invalidTemplate, "a liveActivity template takes no type (other than liveactivity), sound or badge")
             }
             if channel != nil, liveActivity.event == .start || liveActivity.activity != nil {
-                throw .invalid("invalidTemplate", "a channel broadcasts updates and ends to every activity on it: no start, no activity")
+                throw .invalid(.invalidTemplate, "a channel broadcasts updates and ends to every activity on it: no start, no activity")
             }
             _ = try compiled()
             return
         }
-        guard channel == nil else { throw .invalid("invalidTemplate", "a channel template needs liveActivity") }
+        guard channel == nil else { throw .invalid(.invalidTemplate, "a channel template needs liveActivity") }
         guard Self.allowedTypes.contains(pushType) else {
-            throw .invalid("invalidTemplate", "template type must be alert, background or voip, not \(pushType.rawValue)")
+            throw .invalid(.invalidTemplate, "template type must be alert, background or voip, not \(pushType.rawValue)")
         }
         _ = try compiled()
         let alertFields = ["title": title, "subtitle": subtitle, "body": body, "sound": sound]
@@ -126,18 +126,18 @@ public struct PushTemplate: Codable, Hashable, Sendable {
         case .background:
             // APNs requires a background push's aps to hold only content-available.
             guard alertFields.isEmpty else {
-                throw .invalid("invalidTemplate",
+                throw .invalid(.invalidTemplate,
                                "a background template carries only data; remove \(alertFields.joined(separator: ", "))")
             }
         case .alert:
             guard !alertFields.isEmpty else {
-                throw .invalid("invalidTemplate", "an alert template needs a title, subtitle, body, sound or badge")
+                throw .invalid(.invalidTemplate, "an alert template needs a title, subtitle, body, sound or badge")
             }
         default:
             break
         }
         if case .count(let count) = badge, count < 0 {
-            throw .invalid("invalidTemplate", "template badge must be 0 or more, not \(count)")
+            throw .invalid(.invalidTemplate, "template badge must be 0 or more, not \(count)")
         }
     }
 
@@ -262,7 +262,7 @@ public struct PushTemplate: Codable, Hashable, Sendable {
         do {
             return try JSONPointer(text)
         } catch {
-            throw .invalid("invalidTemplate", "template field \(field): \(error.message)")
+            throw .invalid(.invalidTemplate, "template field \(field): \(error.message)")
         }
     }
 
@@ -276,7 +276,7 @@ public struct PushTemplate: Codable, Hashable, Sendable {
             var texts: [String] = []
             for element in elements {
                 guard case .string(let text) = element else {
-                    throw .invalid("templateFailed",
+                    throw .invalid(.templateFailed,
                                    "template field \(field): \"\(pointer)\" must hold only strings, not \(element.typeName)")
                 }
                 texts.append(text)

@@ -31,18 +31,18 @@ struct TemplateText: Hashable, Sendable {
                 continue
             }
             guard let close = text[index...].firstIndex(of: "}") else {
-                throw .invalid("invalidTemplate", "template field \(field): \"{\" is never closed; write \"{{\" for a literal \"{\"")
+                throw .invalid(.invalidTemplate, "template field \(field): \"{\" is never closed; write \"{{\" for a literal \"{\"")
             }
             let pointerText = String(text[index..<close])
             guard pointerText.hasPrefix("/") else {
-                throw .invalid("invalidTemplate",
+                throw .invalid(.invalidTemplate,
                                "template field \(field): placeholders are {/pointer}, not {\(pointerText)}; write \"{{\" for a literal \"{\"")
             }
             let pointer: JSONPointer
             do {
                 pointer = try JSONPointer(pointerText)
             } catch {
-                throw .invalid("invalidTemplate", "template field \(field): \(error.message)")
+                throw .invalid(.invalidTemplate, "template field \(field): \(error.message)")
             }
             if !literal.isEmpty {
                 segments.append(.literal(literal))
@@ -108,10 +108,10 @@ extension JSONValue {
 /// The `templateFailed` errors, worded the same everywhere and always quoting the pointer.
 enum TemplateFailure {
     static func missing(_ pointer: JSONPointer, field: String) -> HeraldError {
-        .invalid("templateFailed", "template field \(field): \"\(pointer)\" is missing from the body")
+        .invalid(.templateFailed, "template field \(field): \"\(pointer)\" is missing from the body")
     }
 
     static func wrongType(_ pointer: JSONPointer, field: String, expected: String, found: JSONValue) -> HeraldError {
-        .invalid("templateFailed", "template field \(field): \"\(pointer)\" must be \(expected), not \(found.typeName)")
+        .invalid(.templateFailed, "template field \(field): \"\(pointer)\" must be \(expected), not \(found.typeName)")
     }
 }

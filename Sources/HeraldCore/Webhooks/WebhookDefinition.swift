@@ -38,15 +38,15 @@ public struct WebhookDefinition: Codable, Hashable, Sendable, CustomStringConver
         try Identifier.validate(name, field: "name")
         try Identifier.validate(app, field: "app")
         guard !secrets.isEmpty else {
-            throw .invalid("missingWebhookSecret", "webhook \(name) needs at least one secret")
+            throw .invalid(.missingWebhookSecret, "webhook \(name) needs at least one secret")
         }
         // The message gives the position, never the secret itself.
         if let index = secrets.firstIndex(where: { $0.utf8.count < Self.minimumSecretBytes }) {
-            throw .invalid("weakWebhookSecret",
+            throw .invalid(.weakWebhookSecret,
                            "webhook \(name): secret \(index + 1) is shorter than \(Self.minimumSecretBytes) bytes")
         }
         if let toleranceSeconds, !(1...Self.maximumToleranceSeconds).contains(toleranceSeconds) {
-            throw .invalid("invalidTolerance",
+            throw .invalid(.invalidTolerance,
                            "webhook \(name): toleranceSeconds must be 1–\(Self.maximumToleranceSeconds), not \(toleranceSeconds)")
         }
         try template.validate()

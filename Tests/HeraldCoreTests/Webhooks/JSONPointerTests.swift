@@ -71,7 +71,7 @@ struct JSONPointerTests {
         do {
             _ = try JSONPointer(text)
         } catch {
-            #expect(error.reason == "invalidPointer" && error.kind == .invalid)
+            #expect(error.reason == .invalidPointer && error.kind == .invalid)
             #expect(error.message.contains(text))
         }
     }

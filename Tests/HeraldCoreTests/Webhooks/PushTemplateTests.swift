@@ -10,7 +10,7 @@ private func failure<T>(_ body: () throws -> T) -> HeraldError? {
     } catch let error as HeraldError {
         return error
     } catch {
-        return HeraldError(.badRequest, reason: "unexpected", message: "\(error)")
+        return HeraldError(.badRequest, reason: .internalError, message: "\(error)")
     }
 }
 
@@ -42,7 +42,7 @@ struct PushTemplateTests {
     ])
     func templateBadPlaceholder(title: String) {
         let error = failure { try PushTemplate(devices: "/user/id", title: title).validate() }
-        #expect(error?.reason == "invalidTemplate")
+        #expect(error?.reason == .invalidTemplate)
         #expect(error?.message.contains("title") == true)
     }
 
@@ -87,7 +87,7 @@ struct PushTemplateTests {
     ])
     func missingFieldNamedInError(template: PushTemplate) {
         let error = failure { try template.apply(to: order) }
-        #expect(error?.reason == "templateFailed" && error?.kind == .invalid)
+        #expect(error?.reason == .templateFailed && error?.kind == .invalid)
         #expect(error?.message.contains("/user/nope") == true, "\(String(describing: error))")
     }
 
@@ -103,7 +103,7 @@ struct PushTemplateTests {
     ])
     func wrongType(template: PushTemplate, pointer: String) {
         let error = failure { try template.apply(to: order) }
-        #expect(error?.reason == "templateFailed")
+        #expect(error?.reason == .templateFailed)
         #expect(error?.message.contains("\"\(pointer)\"") == true, "\(String(describing: error))")
     }
 
@@ -121,7 +121,7 @@ struct PushTemplateTests {
         #expect(try PushTemplate(devices: "/user/id", body: "x", idempotencyKey: "/id").apply(to: order)?.idempotencyKey == "evt_123")
         #expect(try PushTemplate(devices: "/user/id", body: "x", idempotencyKey: "/seq").apply(to: order)?.idempotencyKey == "42")
         let empty = failure { try PushTemplate(devices: "/user/id", body: "x", idempotencyKey: "/k").apply(to: json(#"{"user": {"id": "d"}, "k": ""}"#)) }
-        #expect(empty?.reason == "templateFailed")
+        #expect(empty?.reason == .templateFailed)
     }
 
     @Test("Badge from a number or a pointer to a whole number; sound is templated")
@@ -129,7 +129,7 @@ struct PushTemplateTests {
         let fixed = try PushTemplate(devices: "/user/id", sound: "default", badge: .count(0)).apply(to: order)
         #expect(fixed?.aps.badge == 0 && fixed?.aps.sound == .named("default") && fixed?.aps.alert == nil)
         #expect(try PushTemplate(devices: "/user/id", badge: .pointer("/user/unread")).apply(to: order)?.aps.badge == 3)
-        #expect(failure { try PushTemplate(devices: "/user/id", badge: .count(-1)).validate() }?.reason == "invalidTemplate")
+        #expect(failure { try PushTemplate(devices: "/user/id", badge: .count(-1)).validate() }?.reason == .invalidTemplate)
     }
 
     @Test("Background template: content-available only, data allowed, and no title, body, sound or badge")
@@ -142,16 +142,16 @@ struct PushTemplateTests {
                     PushTemplate(devices: "/user/id", type: .background, sound: "s"),
                     PushTemplate(devices: "/user/id", type: .background, badge: .count(1))] {
             let error = failure { try bad.validate() }
-            #expect(error?.reason == "invalidTemplate", "\(bad)")
+            #expect(error?.reason == .invalidTemplate, "\(bad)")
             // apply re-checks, so an unvalidated template cannot slip through.
-            #expect(failure { try bad.apply(to: order) }?.reason == "invalidTemplate")
+            #expect(failure { try bad.apply(to: order) }?.reason == .invalidTemplate)
         }
     }
 
     @Test("Exactly one of tokens or devices is targeted")
     func exactlyOneTarget() {
-        #expect(failure { try PushTemplate(body: "x").validate() }?.reason == "invalidTemplate")
-        #expect(failure { try PushTemplate(tokens: "/a", devices: "/b", body: "x").validate() }?.reason == "invalidTemplate")
+        #expect(failure { try PushTemplate(body: "x").validate() }?.reason == .invalidTemplate)
+        #expect(failure { try PushTemplate(tokens: "/a", devices: "/b", body: "x").validate() }?.reason == .invalidTemplate)
         #expect(failure { try PushTemplate(tokens: "/a", body: "x").validate() } == nil)
     }
 
@@ -167,16 +167,16 @@ struct PushTemplateTests {
         ]
         for (template, field) in cases {
             let error = failure { try template.validate() }
-            #expect(error?.reason == "invalidTemplate" && error?.message.contains(field) == true, "\(String(describing: error))")
+            #expect(error?.reason == .invalidTemplate && error?.message.contains(field) == true, "\(String(describing: error))")
         }
     }
 
     @Test("Only alert, background and voip; an alert needs something to show; data cannot use aps")
     func typeAndContentRules() throws {
-        #expect(failure { try PushTemplate(devices: "/d", type: .liveactivity, body: "x").validate() }?.reason == "invalidTemplate")
-        #expect(failure { try PushTemplate(devices: "/d").validate() }?.reason == "invalidTemplate")
+        #expect(failure { try PushTemplate(devices: "/d", type: .liveactivity, body: "x").validate() }?.reason == .invalidTemplate)
+        #expect(failure { try PushTemplate(devices: "/d").validate() }?.reason == .invalidTemplate)
         #expect(failure { try PushTemplate(devices: "/d", type: .voip, data: ["call": "/id"]).validate() } == nil)
-        #expect(failure { try PushTemplate(devices: "/d", body: "x", data: ["aps": "/id"]).validate() }?.reason == "invalidTemplate")
+        #expect(failure { try PushTemplate(devices: "/d", body: "x", data: ["aps": "/id"]).validate() }?.reason == .invalidTemplate)
     }
 
     @Test("A template decodes from its JSON form and round-trips")

@@ -12,7 +12,7 @@ struct WebhookDefinitionTests {
             try definition.validate()
             return nil
         } catch {
-            return error.reason
+            return error.reason.rawValue
         }
     }
 
