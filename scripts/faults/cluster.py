@@ -1,7 +1,7 @@
 """`herald serve` nodes for one run: each with its own node id, port, data dir, config file and
 log file, on one shared PostgreSQL (optionally reached through the proxy) or alone on SQLite.
 
-Config keys are the ones Sources/HeraldAPI/Configuration/ServerConfiguration.swift knows; the
+Config keys are the ones Sources/HeraldComposition/ServerConfiguration.swift knows; the
 environment is cleared of HERALD_* so nothing from the caller's shell leaks in.
 """
 
