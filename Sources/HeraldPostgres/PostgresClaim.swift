@@ -13,15 +13,15 @@ import PostgresNIO
 /// commit and finds the notification gone or advanced.
 struct ClaimRead {
     /// The due rows, locked until the claim's transaction ends: ``PostgresStore/notificationColumns``,
-    /// the key, the generation, then ``PostgresStore/deviceColumns``.
+    /// the key, then ``PostgresStore/deviceColumns``.
     var rows: [PostgresRandomAccessRow]
     /// Now by the database's clock, in milliseconds.
     var databaseNow: Int64
     /// The soonest instant due by the caller's `until` but not yet by the database's clock.
     var early: Int64?
 
-    /// Where the statement's three trailing columns start: after the due row's columns.
-    static let trailer = PostgresStore.notificationColumnCount + 2 + PostgresStore.deviceColumnCount
+    /// Where the statement's two trailing columns (the clock, the probe) start: after the due row's columns.
+    static let trailer = PostgresStore.notificationColumnCount + 1 + PostgresStore.deviceColumnCount
 
     /// - Parameters:
     ///   - until: due by this instant of the caller's clock (its batch window's end).
@@ -43,12 +43,12 @@ struct ClaimRead {
                           AS due_by
                       FROM (SELECT \(unescaped: PostgresStore.databaseNow) AS now) AS clock) AS clocked
             ), due AS MATERIALIZED (
-                SELECT \(unescaped: PostgresStore.notificationColumns), n.key, n.generation
+                SELECT \(unescaped: PostgresStore.notificationColumns), n.key
                 FROM notification n
                 WHERE n.next_fire_at <= (SELECT due_by FROM bound) ORDER BY n.next_fire_at LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED
             )
-            SELECT \(unescaped: PostgresStore.notificationColumns), n.key, n.generation, \(unescaped: PostgresStore.deviceColumns),
+            SELECT \(unescaped: PostgresStore.notificationColumns), n.key, \(unescaped: PostgresStore.deviceColumns),
                 b.now, b.early
             FROM bound b LEFT JOIN (due n JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id) ON true
             ORDER BY n.next_fire_at

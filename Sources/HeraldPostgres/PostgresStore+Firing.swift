@@ -39,13 +39,12 @@ extension PostgresStore {
                 // Due by this node's clock, not yet by the database's: look again when it is.
                 claim.armed.append(TimerEntry(fireAt: early + (firedAtMilliseconds - read.databaseNow), key: -1))
             }
-            // A burst fires many notifications of one device: its columns are decoded once.
-            var devices: [String: Device] = [:]
+            var devices = DecodedDevices()
             for row in read.rows {
                 let key = try row.value(Self.notificationColumnCount, as: Int64.self)
-                let deviceKey = try row.value(0, as: String.self) + "\u{0}" + row.value(1, as: String.self)
-                let device = try devices[deviceKey] ?? Self.device(from: row, offset: Self.notificationColumnCount + 2)
-                devices[deviceKey] = device
+                let device = try devices.device(appID: try row.value(0), deviceID: try row.value(1)) {
+                    try Self.device(from: row, offset: Self.notificationColumnCount + 1)
+                }
                 let due = DueNotification(key: key, notificationID: try row.value(2), schedule: try Self.schedule(from: row),
                                           nextIndex: try row.value(11),
                                           nextFireDate: Date(millisecondsSince1970: try row.value(12)), device: device)
@@ -53,10 +52,8 @@ extension PostgresStore {
                 if let occurrence = step.firing {
                     // The stored text as it is: the log keeps exactly what was scheduled.
                     let content = try row.value(10, as: String.self)
-                    // Held here only once its instant has come: an inbox item is visible to a
-                    // wake from the commit on, and nothing is handed over early.
-                    let holdable = occurrence.scheduledFor <= firedAt
-                        && holding?.holds(device, storedContent: content) == true
+                    let holdable = holding?.holdsInClaim(occurrence, device: device, storedContent: content,
+                                                         firedAt: firedAt) == true
                     write.log.append(occurrence, notificationKey: key, holdable: holdable)
                     // Fired at its instant when claimed early: the engine holds it until then.
                     candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 
 /// Which firings can end nowhere but held in their device's inbox, whatever else is stored.
@@ -24,5 +25,12 @@ public struct InboxOnlyRule: Sendable {
     /// Whether a firing of `storedContent` to `device` can only end held in its inbox.
     public func holds(_ device: Device, storedContent: String) -> Bool {
         test(device, storedContent)
+    }
+
+    /// Whether a claim made at `firedAt` may hold `firing` in its device's inbox itself: only
+    /// once its instant has come (an inbox item is visible to a wake from the commit on, and
+    /// nothing is handed over early), and only when it can end nowhere else.
+    public func holdsInClaim(_ firing: Occurrence, device: Device, storedContent: String, firedAt: Date) -> Bool {
+        firing.scheduledFor <= firedAt && holds(device, storedContent: storedContent)
     }
 }

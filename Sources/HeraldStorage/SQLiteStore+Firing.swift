@@ -28,16 +28,14 @@ extension SQLiteStore {
             var heldRows: [Int] = []
             var advanced: [[DatabaseValue]] = []
             var removed: [[DatabaseValue]] = []
-            // A burst fires many notifications of one device: its row is decoded once.
-            var devices: [String: Device] = [:]
+            var devices = DecodedDevices()
             while let row = try rows.next() {
                 read += 1
                 let key: Int64 = row[Self.notificationColumnCount]
                 let generation: Int64 = row[Self.notificationColumnCount + 1]
-                let appID: String = row[0], deviceID: String = row[1]
-                let deviceKey = appID + "\u{0}" + deviceID
-                let device = try devices[deviceKey] ?? Self.device(from: row, offset: Self.notificationColumnCount + 2)
-                devices[deviceKey] = device
+                let device = try devices.device(appID: row[0], deviceID: row[1]) {
+                    try Self.device(from: row, offset: Self.notificationColumnCount + 2)
+                }
                 let due = DueNotification(key: key, notificationID: row[2], schedule: try Self.schedule(from: row),
                                           nextIndex: row[10], nextFireDate: Date(millisecondsSince1970: row[11]),
                                           device: device)
@@ -48,10 +46,8 @@ extension SQLiteStore {
                     // instant when claimed early: the engine holds it until then.
                     let content: String = row[9]
                     let handedOverAt = max(firedAt, occurrence.scheduledFor)
-                    // Held here only once its instant has come: an inbox item is visible to a
-                    // wake from the commit on, and nothing is handed over early.
-                    let held = occurrence.scheduledFor <= firedAt
-                        && holding?.holds(device, storedContent: content) == true
+                    let held = holding?.holdsInClaim(occurrence, device: device, storedContent: content,
+                                                     firedAt: firedAt) == true
                     if held { heldRows.append(log.count) }
                     log.append([
                         occurrence.id.databaseValue, occurrence.appID.databaseValue, occurrence.deviceID.databaseValue,
