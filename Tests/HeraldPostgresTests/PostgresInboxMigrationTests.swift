@@ -13,21 +13,13 @@ struct PostgresInboxMigrationTests {
     static let previous = "v9: a device's pending version, moved by every schedule written for it"
     static let newest = "v10: an inbox item is its fire-log row, not a copy of it"
 
-    static var logger: Logger {
-        var logger = Logger(label: "herald.test.postgres")
-        logger.logLevel = .error
-        return logger
-    }
+    static let logger = quietLogger("herald.test.postgres")
 
     @Test("Upgrading makes each inbox item its fire-log row: the same ids, acknowledgements kept, the series going on above them")
     func itemsBecomeFireLogRows() async throws {
         let server = try PostgresServer.start()
         defer { server.stop() }
-        let location = try PostgresLocation(url: server.url(database: "herald"))
-        let identifiers = PostgresSchema.migrations.map(\.identifier)
-        let previousIndex = try #require(identifiers.firstIndex(of: Self.previous))
-        #expect(identifiers.dropFirst(previousIndex + 1).first == Self.newest)
-        _ = try await PostgresSchema.migrate(location, upTo: Self.previous, logger: Self.logger)
+        let location = try await schema(before: Self.newest, previous: Self.previous, on: server)
         _ = try server.query("""
             INSERT INTO app (id, overflow, created_at, updated_at) VALUES ('app', 'reject', 0, 0);
             INSERT INTO device (app_id, id, time_zone, state, created_at, updated_at) VALUES ('app', 'd0', 'UTC', 'notRunning', 0, 0);
@@ -45,7 +37,7 @@ struct PostgresInboxMigrationTests {
             """)
 
         let store = try await PostgresStore.open(location, nodeID: "node-a", logger: Self.logger)
-        #expect(try await store.appliedMigrations() == identifiers)
+        #expect(try await store.appliedMigrations() == PostgresSchema.migrations.map(\.identifier))
         try await InboxUpgrade.expectUpgraded(store)
         // A deleted device takes its inbox with it; its firings stay, as history.
         #expect(try await store.deleteDevice(appID: "app", id: "d0"))

@@ -11,11 +11,7 @@ struct PostgresMigrationTests {
         try PostgresLocation(url: server.url(database: database))
     }
 
-    static var logger: Logger {
-        var logger = Logger(label: "herald.test.postgres")
-        logger.logLevel = .error
-        return logger
-    }
+    static let logger = quietLogger("herald.test.postgres")
 
     @Test("Three nodes opening a fresh database at once apply each migration once and all register (20 rounds)")
     func nodesStartedTogether() async throws {

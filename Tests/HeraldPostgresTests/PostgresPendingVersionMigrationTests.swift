@@ -13,26 +13,16 @@ struct PostgresPendingVersionMigrationTests {
     static let previous = "v8: inbox items go with their device through a trigger, not a foreign key"
     static let newest = "v9: a device's pending version, moved by every schedule written for it"
 
-    static var logger: Logger {
-        var logger = Logger(label: "herald.test.postgres")
-        logger.logLevel = .error
-        return logger
-    }
+    static let logger = quietLogger("herald.test.postgres")
 
     @Test("Upgrading to the pending version keeps every device and notification; each device starts at version 0 and schedules on")
     func upgradeKeepsDevicesAndNotifications() async throws {
         let server = try PostgresServer.start()
         defer { server.stop() }
-        let location = try PostgresLocation(url: server.url(database: "herald"))
-
         // The last schema without a pending version: an app, two devices, and three notifications
         // (d0's stored before and after d1's, so keys interleave): a one-shot, a daily series
         // already advanced once and replaced once, and a floating one.
-        let identifiers = PostgresSchema.migrations.map(\.identifier)
-        let previousIndex = try #require(identifiers.firstIndex(of: Self.previous))
-        #expect(identifiers.dropFirst(previousIndex + 1).first == Self.newest)
-        #expect(try await PostgresSchema.migrate(location, upTo: Self.previous, logger: Self.logger)
-            == Array(identifiers[...previousIndex]))
+        let location = try await schema(before: Self.newest, previous: Self.previous, on: server)
         #expect(try server.query("""
             SELECT count(*) FROM information_schema.columns WHERE table_name = 'device' AND column_name = 'pending_version'
             """) == [["0"]])
@@ -52,7 +42,7 @@ struct PostgresPendingVersionMigrationTests {
             """)
 
         let store = try await PostgresStore.open(location, nodeID: "node-a", logger: Self.logger)
-        #expect(try await store.appliedMigrations() == identifiers)
+        #expect(try await store.appliedMigrations() == PostgresSchema.migrations.map(\.identifier))
         try await PendingVersionUpgrade.expectUpgraded(store)
         await store.close()
     }
