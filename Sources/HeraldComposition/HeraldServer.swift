@@ -11,8 +11,8 @@ import Logging
 import Prometheus
 import ServiceLifecycle
 
-/// `herald serve` assembled: storage, the scheduler engine and the HTTP API in one service group.
-/// The composition root: the one place that wires every engine to its store.
+/// `herald serve` assembled, the composition root: storage, the scheduler engine and the HTTP API
+/// in one service group.
 ///
 /// The one place that knows which store it runs on: SQLite under the data directory, or with
 /// `storage.url` a PostgreSQL database shared with other nodes, plus this node's coordinator.
