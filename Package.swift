@@ -58,6 +58,13 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // The coalescer: device lifecycle, system events coalesced while asleep, wakes,
+        // acknowledgements and the live event streams.
+        .target(name: "HeraldCoalescer", dependencies: [
+            "HeraldCore", "HeraldStorage", "HeraldDelivery",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // The timer: claims due occurrences into the fire log and hands them to delivery.
         .target(name: "HeraldScheduler", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldDelivery",
@@ -75,7 +82,7 @@ let package = Package(
         // HTTP API (Hummingbird 2): routes, their middleware, and the resources they answer with.
         .target(name: "HeraldAPI", dependencies: [
             "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldScheduler", "HeraldPush",
-            "HeraldDelivery",
+            "HeraldDelivery", "HeraldCoalescer",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -89,7 +96,8 @@ let package = Package(
         // The composition root: the configuration, and `herald serve` wired from it (the store it
         // runs on, every engine, the API) in one service group.
         .target(name: "HeraldComposition", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldScheduler", "HeraldPush", "HeraldDelivery", "HeraldAPI",
+            "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldScheduler", "HeraldPush", "HeraldDelivery", "HeraldCoalescer",
+            "HeraldAPI",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -109,7 +117,7 @@ let package = Package(
         // `make bench`: scheduler and storage benchmarks, run in release mode.
         .executableTarget(name: "herald-bench", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldComposition", "HeraldPush", "HeraldSandbox",
-            "HeraldCrypto", "HeraldHTTP2", "HeraldDelivery", "HeraldPostgres",
+            "HeraldCrypto", "HeraldHTTP2", "HeraldDelivery", "HeraldCoalescer", "HeraldPostgres",
             // A real PostgreSQL for the cluster benchmark, started as the tests start theirs.
             "HeraldTestSupport",
         ], path: "Benchmarks/HeraldBenchmarks"),
@@ -117,7 +125,7 @@ let package = Package(
         // free ports, child processes, an SSE client, device tokens, a real PostgreSQL server, and
         // the fixtures of the push and delivery suites (the sandbox, a push gateway, a store).
         .target(name: "HeraldTestSupport", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldPush", "HeraldSandbox",
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldCoalescer", "HeraldPush", "HeraldSandbox",
             .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldTestSupport"]),
@@ -131,16 +139,16 @@ let package = Package(
             "HeraldDelivery", "HeraldTestSupport",
         ]),
         .testTarget(name: "HeraldStorageTests", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldTestSupport",
+            "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldCoalescer", "HeraldTestSupport",
             .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "HeraldPostgresTests", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldTestSupport",
+            "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldCoalescer", "HeraldTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HeraldDeliveryTests", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldDelivery", "HeraldPush", "HeraldSandbox",
-            "HeraldTestSupport",
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldDelivery", "HeraldCoalescer", "HeraldPush",
+            "HeraldSandbox", "HeraldTestSupport",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "HeraldSchedulerTests", dependencies: [
@@ -149,7 +157,7 @@ let package = Package(
         ]),
         .testTarget(name: "HeraldAPITests", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldAPI", "HeraldComposition", "HeraldPush", "HeraldSandbox",
-            "HeraldDelivery", "HeraldTestSupport",
+            "HeraldDelivery", "HeraldCoalescer", "HeraldTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "HeraldEndToEndTests", dependencies: ["HeraldTestSupport", "herald", "HeraldClient"]),

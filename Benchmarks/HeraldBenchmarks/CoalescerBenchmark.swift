@@ -1,10 +1,11 @@
 import Foundation
+import HeraldCoalescer
 import HeraldCore
 import HeraldStorage
 
 /// The coalescer in process: events folded per second by the pure `DeviceEventQueue.ingest`,
 /// against the least a coalescer can do (a dictionary keeping the latest value per device, kind
-/// and key); and by `SQLiteStore.ingestEvents`, one or 20 events per call, against the storage
+/// and key); and by the coalescer's report use case on SQLite (`Coalescer.report`), one or 20 events per call, against the storage
 /// floor (a bare SQLite upsert of one row per event, the same number of events per transaction).
 enum CoalescerBenchmark {
     static func run(_ options: Options) async throws -> [ResultRow] {
@@ -78,12 +79,13 @@ enum CoalescerBenchmark {
             (call % devices, (0..<perCall).map { EventTemplates.cycle((call / devices) * perCall + $0) })
         }
         let events = calls * perCall
-        progress("coalescer: SQLiteStore.ingestEvents, \(Format.grouped(events)) events, \(perCall) per call")
+        progress("coalescer: Coalescer.report on SQLite, \(Format.grouped(events)) events, \(perCall) per call")
+        let coalescer = Coalescer(store: store, streams: LiveStreams())
+        let app = App(id: Fixtures.appID)
         let stopwatch = Stopwatch()
         for call in 0..<calls {
             let (device, events) = batch(call)
-            _ = try await store.ingestEvents(appID: Fixtures.appID, deviceID: Fixtures.deviceID(device), events: events,
-                                             catalog: .builtIn, connected: false)
+            _ = try await coalescer.report(events, app: app, deviceID: Fixtures.deviceID(device))
         }
         let rate = Double(events) / stopwatch.seconds
 
@@ -118,7 +120,7 @@ enum CoalescerBenchmark {
         }
         let floor = Double(events) / floorStopwatch.seconds
         return ResultRow(
-            benchmark: "coalesce in process: SQLiteStore.ingestEvents, \(perCall) event\(perCall == 1 ? "" : "s") per call, \(Format.count(events)) events",
+            benchmark: "coalesce in process: Coalescer.report on SQLite, \(perCall) event\(perCall == 1 ? "" : "s") per call, \(Format.count(events)) events",
             measured: Format.rate(rate, unit: "events/s"),
             reference: "\(Format.rate(floor, unit: "events/s")) bare SQLite upsert, 1 row per event, \(perCall) per transaction",
             ratio: rate / floor)

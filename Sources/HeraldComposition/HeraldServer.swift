@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAPI
 import HeraldCore
+import HeraldCoalescer
 import HeraldDelivery
 import HeraldPostgres
 import HeraldPush

@@ -13,12 +13,12 @@ import HeraldStorage
 /// A store call that fails leaves the occurrences it concerned as a fault (``DeliveryResult/failed(_:)``),
 /// never a guess: the dispatcher tries them again, and every step is idempotent.
 public struct DeviceRouter: DeliveryChannel {
-    let streams: LiveStreams
+    let streams: any LiveChannel
     let push: PushDeliveryChannel
     let ledger: any TokenLedger
     let store: any DeliveryStore
 
-    public init(streams: LiveStreams, push: PushDeliveryChannel, ledger: any TokenLedger, store: any DeliveryStore) {
+    public init(streams: any LiveChannel, push: PushDeliveryChannel, ledger: any TokenLedger, store: any DeliveryStore) {
         self.streams = streams
         self.push = push
         self.ledger = ledger

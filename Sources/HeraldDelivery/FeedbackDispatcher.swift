@@ -128,9 +128,7 @@ public actor FeedbackDispatcher: Service {
             var added = 0
             var full: Set<String> = []
             while true {
-                let result = try await store.fanOutFeedback(receivers: configuration.receivers,
-                                                            limit: configuration.outboxLimit, now: Date(),
-                                                            render: Self.render)
+                let result = try await fanOut.run(on: store, now: Date())
                 added += result.added
                 full = Set(result.fullReceivers)
                 if !result.advanced { break }
@@ -148,6 +146,10 @@ public actor FeedbackDispatcher: Service {
                 }
             }
         }
+    }
+
+    private var fanOut: FeedbackFanOut {
+        FeedbackFanOut(receivers: configuration.receivers, limit: configuration.outboxLimit, render: Self.render)
     }
 
     /// How long an attempt holds its message: longer than the request may take.
@@ -196,12 +198,13 @@ public actor FeedbackDispatcher: Service {
         failedAttempts.increment()
         let exponent = Double(min(message.attempts, 20))
         let backoff = min(configuration.maximumBackoff, configuration.initialBackoff * pow(2, exponent)) * Double.random(in: 0.5...1)
-        let maximumAttempts = configuration.maximumAttempts
+        // The leased copy's count is the stored one: nobody else attempts it while the lease runs.
+        let parked = message.attempts + 1 >= configuration.maximumAttempts
         await record(message) {
             try await $0.markOutboxFailed(message.id, token: token, error: failure, retryAfter: .milliseconds(Int64(backoff * 1000)),
-                                          maximumAttempts: maximumAttempts)
+                                          parked: parked)
         }
-        if message.attempts + 1 >= configuration.maximumAttempts {
+        if parked {
             logger.warning("feedback receiver keeps failing; message parked",
                            metadata: ["url": "\(message.url)", "event": "\(message.eventID)", "error": "\(failure)"])
         }

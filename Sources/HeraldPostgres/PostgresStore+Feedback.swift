@@ -101,57 +101,48 @@ extension PostgresStore {
 
     // MARK: Outbox
 
-    /// Moves new feedback events into the outbox, per receiver, within each receiver's limit.
-    /// Each receiver's cursor row is locked while its events are copied, so two nodes fanning out
-    /// at once copy each event once.
-    public func fanOutFeedback(receivers: [(url: String, types: Set<FeedbackType>)], limit: Int, now: Date,
-                               render: @escaping @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut {
+    /// Each receiver's cursor row is locked (`FOR UPDATE`) while its events are copied.
+    public func fanOutFeedback(to receivers: [String], now: Date, room: @escaping @Sendable (_ waiting: Int) -> Int,
+                               decide: @escaping @Sendable (FeedbackReceiverBacklog) -> FeedbackReceiverPlan) async throws
+        -> [(backlog: FeedbackReceiverBacklog, plan: FeedbackReceiverPlan?)] {
         let at = now.millisecondsSince1970
-        let receivers = receivers.map { (url: $0.url, types: $0.types) }
         return try await transaction { connection in
-            var result = FeedbackFanOut()
-            for receiver in receivers {
+            var written: [(backlog: FeedbackReceiverBacklog, plan: FeedbackReceiverPlan?)] = []
+            for url in receivers {
                 try await connection.run("""
-                    INSERT INTO feedback_receiver (url, last_event_key) VALUES (\(receiver.url), 0) ON CONFLICT DO NOTHING
+                    INSERT INTO feedback_receiver (url, last_event_key) VALUES (\(url), 0) ON CONFLICT DO NOTHING
                     """, logger: self.logger)
-                let cursor = try await connection.row("""
-                    SELECT last_event_key FROM feedback_receiver WHERE url = \(receiver.url) FOR UPDATE
-                    """, logger: self.logger)!.value(0, as: Int64.self)
-                let waiting = try await connection.row("""
-                    SELECT count(*) FROM outbox WHERE url = \(receiver.url) AND state = 'pending'
-                    """, logger: self.logger)!.value(0, as: Int.self)
-                let room = limit - waiting
-                guard room > 0 else { result.fullReceivers.append(receiver.url); continue }
-                let rows = try await connection.rows("""
-                    SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > \(cursor)
-                    ORDER BY key LIMIT \(room)
-                    """, logger: self.logger)
-                var last = cursor
-                var added = 0
-                for row in rows {
-                    let key = try row.value(0, as: Int64.self)
-                    last = key
-                    // A type this version does not know is no receiver's.
-                    guard let type = FeedbackType(rawValue: try row.value(1, as: String.self)),
-                          receiver.types.contains(type) else { continue }
-                    let payloadText = try row.value(3, as: String.self)
-                    let event = FeedbackEvent(
-                        type: type, appID: try row.value(2),
-                        payload: (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:],
-                        createdAt: Date(millisecondsSince1970: try row.value(4)))
-                    try await connection.run("""
-                        INSERT INTO outbox (event_key, url, type, body, next_attempt_at, state, created_at)
-                        VALUES (\(key), \(receiver.url), \(event.type.rawValue), \(render(key, event)), \(at), 'pending', \(at))
-                        """, logger: self.logger)
-                    added += 1
+                let row = try await connection.row("""
+                    SELECT last_event_key, (SELECT count(*) FROM outbox WHERE url = \(url) AND state = 'pending')
+                    FROM feedback_receiver WHERE url = \(url) FOR UPDATE
+                    """, logger: self.logger)!
+                var backlog = FeedbackReceiverBacklog(url: url, cursor: try row.value(0), waiting: Int(try row.value(1, as: Int64.self)),
+                                                      events: [])
+                let count = room(backlog.waiting)
+                guard count > 0 else {
+                    written.append((backlog, nil))
+                    continue
                 }
-                try await connection.run("UPDATE feedback_receiver SET last_event_key = \(last) WHERE url = \(receiver.url)",
-                                         logger: self.logger)
-                result.added += added
-                result.advanced = result.advanced || last > cursor
-                if waiting + added >= limit { result.fullReceivers.append(receiver.url) }
+                backlog.events = try await connection.rows("""
+                    SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > \(backlog.cursor)
+                    ORDER BY key LIMIT \(count)
+                    """, logger: self.logger).map { row in
+                    StoredFeedbackEvent(key: try row.value(0), type: try row.value(1), appID: try row.value(2),
+                                        payload: try row.value(3), createdAt: try row.value(4))
+                }
+                let plan = decide(backlog)
+                try await connection.run("""
+                    WITH added AS (
+                        INSERT INTO outbox (event_key, url, type, body, next_attempt_at, state, created_at)
+                        SELECT m.key, \(url), m.type, m.body, \(at), 'pending', \(at)
+                        FROM unnest(\(plan.messages.map(\.eventKey))::bigint[], \(plan.messages.map(\.type.rawValue))::text[],
+                            \(plan.messages.map(\.body))::text[]) AS m(key, type, body)
+                    )
+                    UPDATE feedback_receiver SET last_event_key = \(plan.cursor) WHERE url = \(url)
+                    """, logger: self.logger)
+                written.append((backlog, plan))
             }
-            return result
+            return written
         }
     }
 
@@ -225,13 +216,14 @@ extension PostgresStore {
     }
 
     public func markOutboxFailed(_ id: Int64, token: String, error: String, retryAfter: Duration,
-                                 maximumAttempts: Int) async throws -> Bool {
-        try await transaction { connection in
+                                 parked: Bool) async throws -> Bool {
+        let state = parked ? OutboxMessage.State.parked : .pending
+        return try await transaction { connection in
             try await connection.count("""
                 UPDATE outbox SET attempts = attempts + 1, last_error = \(error),
                     next_attempt_at = \(unescaped: Self.databaseNow) + \(retryAfter.wholeMilliseconds),
                     claimed_by = NULL, lease_until = NULL, lease_token = NULL,
-                    state = CASE WHEN attempts + 1 >= \(maximumAttempts) THEN 'parked' ELSE 'pending' END
+                    state = \(state.rawValue)
                 WHERE key = \(id) AND lease_token = \(token)
                 RETURNING 1
                 """, logger: self.logger) > 0

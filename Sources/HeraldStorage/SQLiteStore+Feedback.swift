@@ -103,55 +103,40 @@ extension SQLiteStore {
 
     // MARK: Outbox
 
-    /// Moves new feedback events into the outbox, one message per receiver whose types include
-    /// the event. Each receiver reads the events at its own pace, from its own cursor, and takes
-    /// new ones only while it holds fewer than `limit` messages waiting for an attempt: parked
-    /// messages do not count, and a receiver that is down or full holds back only itself.
-    public func fanOutFeedback(receivers: [(url: String, types: Set<FeedbackType>)], limit: Int, now: Date,
-                               render: @escaping @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut {
+    public func fanOutFeedback(to receivers: [String], now: Date, room: @escaping @Sendable (_ waiting: Int) -> Int,
+                               decide: @escaping @Sendable (FeedbackReceiverBacklog) -> FeedbackReceiverPlan) async throws
+        -> [(backlog: FeedbackReceiverBacklog, plan: FeedbackReceiverPlan?)] {
         try await connections.write { db in
             // A receiver seen for the first time starts where the single shared cursor of earlier
             // versions stood, so an upgrade sends nothing twice.
             let legacyCursor = try Int64.fetchOne(db.cachedStatement(sql: "SELECT last_event_key FROM feedback_cursor WHERE id = 1")) ?? 0
-            var result = FeedbackFanOut()
-            for receiver in receivers {
+            return try receivers.map { url in
                 let waiting = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM outbox WHERE url = ? AND state = 'pending'"),
-                                               arguments: [receiver.url]) ?? 0
-                let room = limit - waiting
-                guard room > 0 else { result.fullReceivers.append(receiver.url); continue }
+                                               arguments: [url]) ?? 0
                 let cursor = try Int64.fetchOne(db.cachedStatement(sql: "SELECT last_event_key FROM feedback_receiver WHERE url = ?"),
-                                                arguments: [receiver.url]) ?? legacyCursor
-                let rows = try Row.fetchAll(db.cachedStatement(sql: """
+                                                arguments: [url]) ?? legacyCursor
+                var backlog = FeedbackReceiverBacklog(url: url, cursor: cursor, waiting: waiting, events: [])
+                let count = room(waiting)
+                guard count > 0 else { return (backlog, nil) }
+                backlog.events = try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT key, type, app_id, payload, created_at FROM feedback_event WHERE key > ? ORDER BY key LIMIT ?
-                    """), arguments: [cursor, room])
-                var last = cursor
-                var added = 0
-                for row in rows {
-                    let key: Int64 = row[0]
-                    last = key
-                    // A type this version does not know is no receiver's.
-                    guard let type = FeedbackType(rawValue: row[1]), receiver.types.contains(type) else { continue }
-                    let payloadText: String = row[3]
-                    let event = FeedbackEvent(type: type, appID: row[2],
-                                              payload: (try? JSONDecoder().decode([String: JSONValue].self, from: Data(payloadText.utf8))) ?? [:],
-                                              createdAt: Date(millisecondsSince1970: row[4]))
+                    """), arguments: [cursor, count]).map { row in
+                    StoredFeedbackEvent(key: row[0], type: row[1], appID: row[2], payload: row[3], createdAt: row[4])
+                }
+                let plan = decide(backlog)
+                for message in plan.messages {
                     try db.cachedStatement(sql: """
                         INSERT INTO outbox (event_key, url, type, body, next_attempt_at, state, created_at)
                         VALUES (?, ?, ?, ?, ?, 'pending', ?)
-                        """)
-                            .execute(arguments: [key, receiver.url, event.type.rawValue, render(key, event), now.millisecondsSince1970,
-                                         now.millisecondsSince1970])
-                    added += 1
+                        """).execute(arguments: [message.eventKey, url, message.type.rawValue, message.body,
+                                         now.millisecondsSince1970, now.millisecondsSince1970])
                 }
                 try db.cachedStatement(sql: """
                     INSERT INTO feedback_receiver (url, last_event_key) VALUES (?, ?)
                     ON CONFLICT(url) DO UPDATE SET last_event_key = excluded.last_event_key
-                    """).execute(arguments: [receiver.url, last])
-                result.added += added
-                result.advanced = result.advanced || last > cursor
-                if waiting + added >= limit { result.fullReceivers.append(receiver.url) }
+                    """).execute(arguments: [url, plan.cursor])
+                return (backlog, plan)
             }
-            return result
         }
     }
 
@@ -214,14 +199,15 @@ extension SQLiteStore {
     }
 
     public func markOutboxFailed(_ id: Int64, token: String, error: String, retryAfter: Duration,
-                                 maximumAttempts: Int) async throws -> Bool {
+                                 parked: Bool) async throws -> Bool {
         let next = Date().millisecondsSince1970 + retryAfter.wholeMilliseconds
+        let state = parked ? OutboxMessage.State.parked : .pending
         return try await connections.write { db in
             try db.cachedStatement(sql: """
                 UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_until = NULL,
-                    lease_token = NULL, state = CASE WHEN attempts + 1 >= ? THEN 'parked' ELSE 'pending' END
+                    lease_token = NULL, state = ?
                 WHERE key = ? AND lease_token = ?
-                """).execute(arguments: [error, next, maximumAttempts, id, token])
+                """).execute(arguments: [error, next, state.rawValue, id, token])
             return db.changesCount > 0
         }
     }

@@ -7,7 +7,7 @@ import HeraldCore
 ///
 /// Every method is one logical change in one transaction, and every method that returns has
 /// committed: nothing it accepted can be lost to a crash of the process.
-public typealias HeraldStore = DeviceStore & ScheduleStore & SchedulerStore & DeliveryStore & HookStore & OutboxStore & RetentionStore
+public typealias HeraldStore = DeviceStore & ScheduleStore & CoalescerStore & SchedulerStore & DeliveryStore & HookStore & OutboxStore & RetentionStore
     & StatusStore & ListingStore
 
 /// Apps, devices, their notifications and lifecycle, as the HTTP API manages them.
@@ -53,40 +53,6 @@ public protocol DeviceStore: Sendable {
     func deliveries(appID: String, deviceID: String, limit: Int) async throws -> [Delivery]
     /// Queues feedback events for the outbound webhooks.
     func recordFeedback(_ events: [FeedbackEvent]) async throws
-
-    /// Moves a device to `state`. A move from asleep to awake, or any move with `drain`, wakes
-    /// it: the coalesced backlog is handed over and the inbox read in the same transaction and
-    /// returned. Both stay until acknowledged: `upTo` first acknowledges what was handed over up
-    /// to that sequence id. Throws `invalidTransition` for a move iOS cannot make.
-    func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
-                  catalog: EventCatalog, acknowledging upTo: Int64?) async throws -> WakeResult
-    /// What the device was handed above sequence id `after` and has not acknowledged: inbox
-    /// items and live events, read from one snapshot. A live stream reads what to send next
-    /// here, never from the message that announced it: an id is committed before any higher id
-    /// of its device is, so this is always a prefix without gaps, and a stream never hands over
-    /// N before every lower id.
-    func handedOver(appID: String, deviceID: String, after: Int64) async throws -> HandedOver
-    /// Acknowledges what the device received up to and including sequence id `upTo`: its inbox
-    /// items, and the backlog hand-over if its id is in range.
-    func acknowledge(appID: String, deviceID: String, upTo: Int64) async throws -> Acknowledgement
-    /// Records reported events: for an awake, connected device they are handed over live under
-    /// a new sequence id (``LiveHandOvers``; its streams read them with ``handedOver``),
-    /// otherwise queued and collapsed. All are validated first; a refused event changes nothing.
-    func ingestEvents(appID: String, deviceID: String, events: [SystemEvent], catalog: EventCatalog,
-                      connected: Bool) async throws -> EventIngestion
-    /// The backlog a wake would deliver now, without delivering it.
-    func eventBacklog(appID: String, deviceID: String, catalog: EventCatalog) async throws -> [CoalescedNotification]
-    /// Throttles content-available wake pushes: true, and recorded, if fewer than `perHour` went
-    /// out in the last hour.
-    func recordWakePush(appID: String, deviceID: String, now: Date, perHour: Int) async throws -> Bool
-}
-
-extension DeviceStore {
-    /// A state change that acknowledges nothing.
-    public func setState(appID: String, deviceID: String, state: LifecycleState, drain: Bool,
-                         catalog: EventCatalog) async throws -> WakeResult {
-        try await setState(appID: appID, deviceID: deviceID, state: state, drain: drain, catalog: catalog, acknowledging: nil)
-    }
 }
 
 /// What the timer needs: when things are due, and the claim that fires them.
@@ -166,9 +132,16 @@ public protocol HookStore: Sendable {
 public protocol OutboxStore: Sendable {
     /// Calls `observer` whenever feedback events are raised, so the dispatcher need not poll.
     func observeFeedback(_ observer: @escaping @Sendable () -> Void)
-    /// Moves new feedback events into the outbox, per receiver, within each receiver's limit.
-    func fanOutFeedback(receivers: [(url: String, types: Set<FeedbackType>)], limit: Int, now: Date,
-                        render: @escaping @Sendable (Int64, FeedbackEvent) -> String) async throws -> FeedbackFanOut
+    /// Fans new feedback events out, one receiver after the other, in one transaction: with the
+    /// receiver's cursor locked (two nodes fanning out at once copy each event once), reads how
+    /// many of its messages wait, asks `room` how many events to read after its cursor, reads
+    /// them, asks `decide` what to write, and writes the messages and the cursor it returns.
+    ///
+    /// - Returns: each receiver's backlog as read, with what was written for it (nil when
+    ///   `room` asked for nothing).
+    func fanOutFeedback(to receivers: [String], now: Date, room: @escaping @Sendable (_ waiting: Int) -> Int,
+                        decide: @escaping @Sendable (FeedbackReceiverBacklog) -> FeedbackReceiverPlan) async throws
+        -> [(backlog: FeedbackReceiverBacklog, plan: FeedbackReceiverPlan?)]
     /// Leases messages due for an attempt, oldest first, each to the caller for `lease` by the
     /// store's clock, under a token of its own (``OutboxMessage/leaseToken``): nobody else
     /// attempts a message while its lease runs.
@@ -182,10 +155,10 @@ public protocol OutboxStore: Sendable {
     /// Records a delivery by the holder of lease `token`. Returns false, changing nothing, when
     /// the lease was lost (it ran out and someone else holds the message now).
     func markOutboxDelivered(_ id: Int64, token: String) async throws -> Bool
-    /// Records a failed attempt by the holder of lease `token`: retried after `retryAfter`, or
-    /// parked after `maximumAttempts`. Returns false, changing nothing, when the lease was lost.
+    /// Records a failed attempt by the holder of lease `token`: tried again after `retryAfter`,
+    /// or `parked`. Returns false, changing nothing, when the lease was lost.
     func markOutboxFailed(_ id: Int64, token: String, error: String, retryAfter: Duration,
-                          maximumAttempts: Int) async throws -> Bool
+                          parked: Bool) async throws -> Bool
     /// Puts a parked message back in line. Returns false if there is no such parked message.
     func retryOutboxMessage(_ id: Int64, now: Date) async throws -> Bool
 }

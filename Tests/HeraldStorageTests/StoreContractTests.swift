@@ -2,6 +2,7 @@ import Foundation
 import HeraldPostgres
 import HeraldTestSupport
 import Logging
+import HeraldCoalescer
 import HeraldCore
 import HeraldStorage
 import Synchronization
@@ -12,87 +13,11 @@ import Testing
 // claimers race, and a fire log that outlives a crash. It runs against SQLite and against a real
 // PostgreSQL server.
 
-/// A store under test and how to restart it.
-final class StoreUnderTest: @unchecked Sendable {
-    private(set) var store: any HeraldStore
-    private let reopenStore: () async throws -> any HeraldStore
-    private let closeStore: (any HeraldStore) async -> Void
-
-    init(store: any HeraldStore, reopen: @escaping () async throws -> any HeraldStore,
-         close: @escaping (any HeraldStore) async -> Void) {
-        self.store = store
-        self.reopenStore = reopen
-        self.closeStore = close
-    }
-
-    /// A new store object on the same data, as after a crash and a restart.
-    func restart() async throws {
-        let previous = store
-        store = try await reopenStore()
-        await closeStore(previous)
-    }
-
-    func close() async { await closeStore(store) }
-}
-
-/// What one test holds of a backend: a PostgreSQL server, say, with a fresh database per store.
-struct BackendHost: Sendable {
-    var makeStore: @Sendable () async throws -> StoreUnderTest
-    var stop: @Sendable () -> Void
-}
-
-/// A backend the contract runs against.
-struct StoreBackend: Sendable, CustomTestStringConvertible {
-    var name: String
-    var start: @Sendable () throws -> BackendHost
-
-    var testDescription: String { name }
-
-    /// Runs `body` with the backend started, and stops it afterwards.
-    func with(_ body: (BackendHost) async throws -> Void) async throws {
-        let host = try start()
-        defer { host.stop() }
-        try await body(host)
-    }
-
-    static let sqlite = StoreBackend(name: "SQLite") {
-        let root = NSTemporaryDirectory() + "herald-contract-\(UUID().uuidString)"
-        return BackendHost(makeStore: {
-            let directory = root + "/" + UUID().uuidString
-            return StoreUnderTest(store: try SQLiteStore(directory: directory),
-                                  reopen: { try SQLiteStore(directory: directory) }, close: { _ in })
-        }, stop: { try? FileManager.default.removeItem(atPath: root) })
-    }
-
-    static let postgres = StoreBackend(name: "PostgreSQL") {
-        let server = try PostgresServer.start()
-        let databases = Mutex(0)
-        return BackendHost(makeStore: {
-            let database = "contract_\(databases.withLock { $0 += 1; return $0 })"
-            try server.createDatabase(database)
-            let location = try PostgresLocation(url: server.url(database: database))
-            var logger = Logger(label: "herald.test.contract")
-            logger.logLevel = .error
-            let open = { [logger] in try await PostgresStore.open(location, nodeID: "node-a", poolSize: 8,
-                                                                          dueClock: .caller, logger: logger) }
-            return StoreUnderTest(store: try await open(), reopen: open,
-                                  close: { await ($0 as? PostgresStore)?.close() })
-        }, stop: { server.stop() })
-    }
-
-    static let all: [StoreBackend] = [.sqlite, .postgres]
-}
-
-private let app = "com.example.contract"
-private let start = Date(timeIntervalSince1970: 1_800_000_000)
+private let app = StoreBackend.app
+private let start = StoreBackend.start
 
 private func prepare(_ host: BackendHost, devices: Int = 1) async throws -> StoreUnderTest {
-    let subject = try await host.makeStore()
-    _ = try await subject.store.saveApp(App(id: app))
-    for index in 0..<devices {
-        _ = try await subject.store.saveDevice(Device(appID: app, id: "d\(index)", timeZone: "UTC"), now: start)
-    }
-    return subject
+    try await StoreBackend.prepare(host, devices: devices)
 }
 
 private let fixtures = StoreFixtures(app: app, start: start)
@@ -147,10 +72,12 @@ struct StoreContractTests {
                 let pending = Set(try await store.notifications(appID: app, deviceID: "d0").map(\.id))
                 #expect(pending == Set((0..<128).map { "n\($0)" }), "round \(round)")
                 #expect(evicted.sorted() == (128..<200).map { "n\($0)" }.sorted(), "round \(round): \(evicted.count) evicted")
-                _ = try await store.fanOutFeedback(receivers: [(url: "http://receiver", types: [.notificationEvicted])],
-                                                   limit: 1_000, now: start) { _, event in
-                    if case .string(let id)? = event.payload["notificationId"] { return id }
-                    return ""
+                // Each evicted notification's id, as its outbox message's body.
+                _ = try await store.fanOutFeedback(to: ["http://receiver"], now: start, room: { 1_000 - $0 }) { backlog in
+                    FeedbackReceiverPlan(messages: backlog.events.compactMap { stored in
+                        guard let event = stored.event, case .string(let id)? = event.payload["notificationId"] else { return nil }
+                        return FeedbackReceiverPlan.Message(eventKey: stored.key, type: event.type, body: id)
+                    }, cursor: backlog.events.last?.key ?? backlog.cursor)
                 }
                 let feedback = try await store.outboxMessages(state: nil, limit: 1_000).map(\.body)
                 #expect(feedback.sorted() == evicted.sorted(), "round \(round)")
@@ -318,8 +245,7 @@ struct StoreContractTests {
             _ = try await subject.store.schedule(fixtures.oneShot("n", at: 10), now: start)
             let fired = try #require(try await fixtures.claimAll(subject.store, at: 10).first)
             for _ in 0..<3 { try await subject.store.holdInInbox([try inboxItem(fired)]) }
-            let woken = try await subject.store.setState(appID: app, deviceID: "d0", state: .background, drain: true,
-                                                         catalog: try EventCatalog(customKinds: []))
+            let woken = try await subject.store.coalescer.move(app: App(id: app), deviceID: "d0", to: .background, drain: true)
             #expect(woken.inbox.map(\.occurrence.id) == ["n#0"])
             await subject.close()
         }
@@ -341,10 +267,10 @@ struct StoreContractTests {
             try await store.holdInInbox([try inboxItem(fired)])
             try await store.completeDeliveries([CompletedDelivery.heldInInbox(fired.logID!)])
             // d1 is not running: its events queue, one coalesced notification per kind.
-            _ = try await store.ingestEvents(appID: app, deviceID: "d1", events: [
+            _ = try await store.coalescer.report([
                 SystemEvent(kind: "batteryLevel", value: .number(0.5)), SystemEvent(kind: "batteryLevel", value: .number(0.4)),
                 SystemEvent(kind: "orientation", value: .string("faceUp")),
-            ], catalog: try EventCatalog(customKinds: []), connected: false)
+            ], app: App(id: app), deviceID: "d1")
             _ = try await store.invalidateToken(
                 InvalidToken(appID: app, token: "dead", reason: "Unregistered", apnsTimestamp: nil, invalidatedAt: start),
                 feedback: FeedbackEvent(type: .tokenInvalid, appID: app, payload: [:], createdAt: start))
@@ -415,7 +341,7 @@ struct StoreContractTests {
             _ = try await store.schedule(fixtures.oneShot("first", at: 10), now: start)
             let first = try #require(try await fixtures.claimAll(store, at: 10).first)
             let firstID = try #require(try await store.holdInInbox([try inboxItem(first)]).first ?? nil)
-            #expect(try await store.acknowledge(appID: app, deviceID: "d0", upTo: firstID).inboxItems == 1)
+            #expect(try await store.coalescer.acknowledge(appID: app, deviceID: "d0", upTo: firstID).inboxItems == 1)
             // A retry after a lost reply: the same firing handed over again finds its item.
             #expect(try await store.holdInInbox([try inboxItem(first)]) == [firstID])
             #expect(try await store.handedOver(appID: app, deviceID: "d0", after: 0).inbox.isEmpty)
@@ -468,7 +394,7 @@ struct StoreContractTests {
             let muchLater = start.addingTimeInterval(30 * 86_400)
             _ = try await store.pruneExpired(now: muchLater, policy: policy, batchSize: 100)
             #expect(try await store.handedOver(appID: app, deviceID: "d0", after: 0).inbox.map(\.sequence) == [id])
-            _ = try await store.acknowledge(appID: app, deviceID: "d0", upTo: id)
+            _ = try await store.coalescer.acknowledge(appID: app, deviceID: "d0", upTo: id)
             _ = try await store.pruneExpired(now: muchLater, policy: policy, batchSize: 100)
             #expect(try await store.handedOver(appID: app, deviceID: "d0", after: 0).inbox.isEmpty)
             await subject.close()

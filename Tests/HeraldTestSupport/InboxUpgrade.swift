@@ -21,7 +21,7 @@ public enum InboxUpgrade {
         #expect(pending.occurrence.id == "b#0")
         #expect(try await store.holdInInbox([InboxItem(logID: pending.logID, occurrence: pending.occurrence,
                                                         content: try pending.content(), firedAt: pending.firedAt)]) == [6])
-        #expect(try await store.acknowledge(appID: "app", deviceID: "d0", upTo: 5).inboxItems == 1)
+        #expect(try await store.coalescer.acknowledge(appID: "app", deviceID: "d0", upTo: 5).inboxItems == 1)
         let later = InboxItem(occurrence: Occurrence(appID: "app", deviceID: "d0", notificationID: "d", index: 0,
                                                      scheduledFor: Date(), late: false, missed: 0),
                               content: NotificationContent(alert: .init(body: "d")), firedAt: Date())

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCoalescer
 import HeraldCore
 import HeraldStorage
 

@@ -1,8 +1,7 @@
 import Foundation
+import HeraldCoalescer
 import HeraldCore
-import HeraldDelivery
 import HeraldPush
-import HeraldScheduler
 import HeraldStorage
 import Hummingbird
 import Logging
@@ -10,8 +9,8 @@ import Logging
 /// Device state, reported system events, wake, and the live event stream (SSE).
 struct LifecycleRoutes {
     let services: APIServices
+    let coalescer: Coalescer
     let store: any DeviceStore
-    let streams: LiveStreams
     let gateway: PushGateway
     let metrics: ServerMetrics
     let wakePushesPerHour: Int
@@ -28,8 +27,7 @@ struct LifecycleRoutes {
             let (app, device) = try await target(context)
             let body = try await services.body.decode(Body.self, from: request)
             let state = try Self.state(body.state)
-            let result = try await store.setState(appID: app.id, deviceID: device.id, state: state, drain: false,
-                                                  catalog: try EventCatalog(customKinds: app.customKinds))
+            let result = try await coalescer.move(app: app, deviceID: device.id, to: state, drain: false)
             return try Response.json(WakeResource(result))
         }
 
@@ -47,8 +45,7 @@ struct LifecycleRoutes {
             guard state == .background || state == .active else {
                 throw HeraldError.invalid(.invalidState, "wake moves a device to background or active")
             }
-            let result = try await store.setState(appID: app.id, deviceID: device.id, state: state, drain: true,
-                                                  catalog: try EventCatalog(customKinds: app.customKinds),
+            let result = try await coalescer.move(app: app, deviceID: device.id, to: state, drain: true,
                                                   acknowledging: try Self.sequence(body.ack, field: "ack"))
             return try Response.json(WakeResource(result))
         }
@@ -60,7 +57,7 @@ struct LifecycleRoutes {
             guard let upTo = try Self.sequence(body.upTo, field: "upTo") else {
                 throw HeraldError.invalid(.missingField, "upTo is required: the highest sequence id received (an inbox item's seq, or backlogSeq)")
             }
-            let acknowledged = try await store.acknowledge(appID: app.id, deviceID: device.id, upTo: upTo)
+            let acknowledged = try await coalescer.acknowledge(appID: app.id, deviceID: device.id, upTo: upTo)
             return try Response.json(AcknowledgementResource(acknowledged))
         }
 
@@ -71,8 +68,7 @@ struct LifecycleRoutes {
 
         router.get("\(base)/events/backlog") { _, context in
             let (app, device) = try await target(context)
-            let backlog = try await store.eventBacklog(appID: app.id, deviceID: device.id,
-                                                       catalog: try EventCatalog(customKinds: app.customKinds))
+            let backlog = try await coalescer.backlog(app: app, deviceID: device.id)
             return try Response.json(["notifications": backlog.map(CoalescedResource.init)])
         }
 
@@ -81,7 +77,7 @@ struct LifecycleRoutes {
             let foreground = request.uri.queryParameters.get("foreground") == "true"
             // A reconnecting client names the last event it received: the inbox up to it is done.
             let lastEventID = request.header("Last-Event-ID").flatMap { Int64($0) }
-            return try await EventStream(store: store, streams: streams, heartbeat: heartbeat)
+            return try await EventStream(coalescer: coalescer, heartbeat: heartbeat)
                 .open(app: app, device: device, foreground: foreground, acknowledging: lastEventID, logger: context.logger)
         }
     }
@@ -97,30 +93,13 @@ struct LifecycleRoutes {
         guard events.count <= Self.maximumEventsPerRequest else {
             throw HeraldError(.tooLarge, reason: .tooManyEvents, message: "at most \(Self.maximumEventsPerRequest) events per request")
         }
-        let catalog = try EventCatalog(customKinds: app.customKinds)
-        var validated: [SystemEvent] = []
-        for (index, event) in events.enumerated() {
-            do {
-                validated.append(try catalog.validate(event))
-            } catch {
-                throw HeraldError(error.kind, reason: error.reason, message: "events[\(index)]: \(error.message)")
-            }
-        }
-        let connected = await streams.isConnected(appID: app.id, deviceID: device.id)
-        let ingestion = try await store.ingestEvents(appID: app.id, deviceID: device.id, events: validated,
-                                                     catalog: catalog, connected: connected)
-        // Handed over and kept until acknowledged; word goes to the device's streams, here
-        // and on other nodes, and each reads them from the store. Word that goes astray
-        // loses nothing: a stream reads them at its next word, and a wake hands them over again.
-        if let sequence = ingestion.liveSequence {
-            await streams.announce(sequence: sequence, appID: app.id, deviceID: device.id)
-        }
+        let ingestion = try await coalescer.report(events, app: app, deviceID: device.id)
         metrics.eventsReported(live: ingestion.live.count, queued: ingestion.queued)
-        try await applyDeviceFacts(validated, to: ingestion.device)
+        try await applyDeviceFacts(ingestion.accepted, to: ingestion.device)
         if ingestion.queued > 0, ingestion.backlog > 0 {
             sendWakePush(app: app, device: ingestion.device)
         }
-        return try Response.json(["accepted": validated.count, "live": ingestion.live.count,
+        return try Response.json(["accepted": ingestion.accepted.count, "live": ingestion.live.count,
                                   "queued": ingestion.queued, "backlog": ingestion.backlog])
     }
 
@@ -165,9 +144,10 @@ struct LifecycleRoutes {
     private func sendWakePush(app: App, device: Device) {
         guard wakePushesPerHour > 0, device.backgroundModes.contains("remote-notification"), device.platform != .web,
               app.pushes(to: device.platform), let address = device.pushAddress else { return }
-        let (store, gateway, metrics, perHour, now) = (self.store, self.gateway, self.metrics, wakePushesPerHour, services.clock.now())
+        let (coalescer, gateway, metrics, perHour, now) = (self.coalescer, self.gateway, self.metrics, wakePushesPerHour,
+                                                           services.clock.now())
         Task {
-            guard let allowed = try? await store.recordWakePush(appID: app.id, deviceID: device.id, now: now, perHour: perHour)
+            guard let allowed = try? await coalescer.recordWakePush(appID: app.id, deviceID: device.id, now: now, perHour: perHour)
             else { return }
             guard allowed else { return metrics.wakePush(sent: false) }
             switch device.platform {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDelivery
 import HeraldStorage
 import Logging
 import ServiceLifecycle

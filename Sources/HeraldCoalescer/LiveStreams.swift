@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldStorage
 import Logging
 
@@ -25,7 +26,7 @@ public enum LiveMessage: Sendable {
 /// streamed elsewhere is relayed there, and messages relayed here (``receive(_:)``) go to the
 /// streams this node holds. Every message is word to read the store: what it announces is
 /// stored first and stays until acknowledged.
-public actor LiveStreams {
+public actor LiveStreams: LiveChannel {
     public static let bufferLimit = 10_000
 
     private struct DeviceKey: Hashable {
