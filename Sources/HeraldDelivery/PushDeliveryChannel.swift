@@ -78,62 +78,42 @@ public struct PushDeliveryChannel: DeliveryChannel {
     private func deliver(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?], app: App,
                          platform: Platform) async -> [Decided] {
         guard app.pushes(to: platform) else { return indices.map { Decided(index: $0, outcome: .recorded) } }
-        var outcomes = [DeliveryOutcome](repeating: .notDelivered, count: batch.count)
-        let sent: [(index: Int, outcome: PushOutcome)]
-        switch platform {
-        case .ios: sent = await sendAPNs(indices, of: batch, contents: contents, app: app, outcomes: &outcomes)
-        case .android: sent = await sendFCM(indices, of: batch, contents: contents, app: app, outcomes: &outcomes)
-        case .web: sent = await sendWebPush(indices, of: batch, contents: contents, app: app, outcomes: &outcomes)
-        }
-        var answers: [Int: PushOutcome] = [:]
-        for (index, result) in sent {
-            outcomes[index] = DeliveryOutcome(.push, Self.result(of: result), apnsStatus: result.status, apnsID: result.apnsID)
-            answers[index] = result
-        }
-        return indices.map { Decided(index: $0, outcome: outcomes[$0], push: answers[$0]) }
-    }
-
-    /// The occurrences' contents, or the final refusal of one that no longer decodes.
-    private func addressed(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?],
-                           address: (Device) -> String?,
-                           outcomes: inout [DeliveryOutcome]) -> [(index: Int, address: String, content: NotificationContent)] {
-        var kept: [(index: Int, address: String, content: NotificationContent)] = []
-        for index in indices {
-            let fired = batch[index]
-            guard let address = address(fired.device) else {
-                outcomes[index] = DeliveryOutcome(.none, .noDeviceToken)
-                continue
-            }
-            guard let content = contents[index] else {
-                outcomes[index] = DeliveryOutcome(.push, .refused(DeliveryResult.contentUnreadable))
-                continue
-            }
-            kept.append((index, address, content))
-        }
-        return kept
-    }
-
-    private func sendAPNs(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?], app: App,
-                          outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
-        var pushes: [APNsPush] = []
+        var decided: [Int: Decided] = [:]
+        var pushes: [PlatformPush] = []
         var sent: [Int] = []
+        let now = Date()
         for index in indices {
             guard let content = contents[index] else {
-                outcomes[index] = DeliveryOutcome(.push, .refused(DeliveryResult.contentUnreadable))
+                decided[index] = Decided(index: index, outcome: DeliveryOutcome(.push, .refused(DeliveryResult.contentUnreadable)))
                 continue
             }
             do {
-                guard let push = try Self.apnsPush(for: batch[index], content: content, app: app) else {
-                    outcomes[index] = DeliveryOutcome(.none, .noDeviceToken)
+                guard let push = try Self.push(for: batch[index], content: content, app: app, now: now) else {
+                    decided[index] = Decided(index: index, outcome: DeliveryOutcome(.none, .noDeviceToken))
                     continue
                 }
                 pushes.append(push)
                 sent.append(index)
             } catch {
-                outcomes[index] = DeliveryOutcome(.push, .refused(error.reason.rawValue))
+                decided[index] = Decided(index: index, outcome: DeliveryOutcome(.push, .refused(error.reason.rawValue)))
             }
         }
-        return Array(zip(sent, await gateway.send(pushes, app: app)))
+        for (index, result) in zip(sent, await gateway.send(pushes, app: app)) {
+            decided[index] = Decided(index: index, outcome: DeliveryOutcome(.push, Self.result(of: result), apnsStatus: result.status,
+                                                                            apnsID: result.apnsID),
+                                     push: result)
+        }
+        return indices.compactMap { decided[$0] }
+    }
+
+    /// The push a fired occurrence becomes on its device's platform: ``apnsPush(for:content:app:)``
+    /// on iOS; the alert as a ``ChannelPush`` whose collapse id is the occurrence's id elsewhere.
+    /// nil when the device has no address for it.
+    ///
+    /// - Throws: `HeraldError` when the service would refuse it.
+    static func push(for fired: FiredOccurrence, content: NotificationContent, app: App, now: Date) throws(HeraldError) -> PlatformPush? {
+        guard fired.device.platform != .ios else { return try apnsPush(for: fired, content: content, app: app).map(PlatformPush.apns) }
+        return try PlatformPush.channel(ChannelPush(content: content, occurrenceID: fired.occurrence.id), to: fired.device, now: now)
     }
 
     /// The APNs push a fired occurrence becomes, with an `apns-id` and collapse id derived from
@@ -166,47 +146,6 @@ public struct PushDeliveryChannel: DeliveryChannel {
         guard let liveActivity = content.liveActivity, let token = fired.device.address(for: liveActivity) else { return nil }
         return try APNsPush(token: token, type: .liveactivity, bundleID: app.id, id: pushID, collapseID: collapseID,
                             aps: liveActivity.aps(timestamp: instant), custom: custom)
-    }
-
-    private func sendFCM(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?], app: App,
-                         outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
-        let now = Date()
-        return await send(indices, of: batch, contents: contents, address: \.fcmToken, outcomes: &outcomes,
-                          make: { _, token, push throws(HeraldError) in try FCMMessage(token: token, push: push, now: now) },
-                          through: { await gateway.send($0, app: app) })
-    }
-
-    private func sendWebPush(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?], app: App,
-                             outcomes: inout [DeliveryOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
-        let now = Date()
-        return await send(indices, of: batch, contents: contents, address: \.webPush?.endpoint, outcomes: &outcomes,
-                          make: { device, _, push throws(HeraldError) in
-                              guard let subscription = device.webPush else { throw .invalid(.noWebPushSubscription, "no subscription") }
-                              return try WebPushMessage(subscription: subscription, push: push, now: now)
-                          },
-                          through: { await gateway.send($0, app: app) })
-    }
-
-    /// The FCM and Web Push path: each occurrence's alert as a ``ChannelPush`` with the occurrence
-    /// id as its collapse id, made into the channel's message (a refusal is that occurrence's
-    /// outcome), then sent in one batch.
-    private func send<Message>(_ indices: [Int], of batch: [FiredOccurrence], contents: [NotificationContent?],
-                               address: (Device) -> String?,
-                               outcomes: inout [DeliveryOutcome],
-                               make: (Device, String, ChannelPush) throws(HeraldError) -> Message,
-                               through send: ([Message]) async -> [PushOutcome]) async -> [(index: Int, outcome: PushOutcome)] {
-        var messages: [Message] = []
-        var sent: [Int] = []
-        for (index, address, content) in addressed(indices, of: batch, contents: contents, address: address, outcomes: &outcomes) {
-            do {
-                let push = ChannelPush(content: content, occurrenceID: batch[index].occurrence.id)
-                messages.append(try make(batch[index].device, address, push))
-                sent.append(index)
-            } catch {
-                outcomes[index] = DeliveryOutcome(.push, .refused(error.reason.rawValue))
-            }
-        }
-        return Array(zip(sent, await send(messages)))
     }
 
     /// How long a failing store is asked again to record a batch's feedback events.

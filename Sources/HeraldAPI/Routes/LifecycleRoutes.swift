@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCoalescer
 import HeraldCore
+import HeraldDelivery
 import HeraldPush
 import HeraldStorage
 import Hummingbird
@@ -150,19 +151,17 @@ struct LifecycleRoutes {
             guard let allowed = try? await coalescer.recordWakePush(appID: app.id, deviceID: device.id, now: now, perHour: perHour)
             else { return }
             guard allowed else { return metrics.wakePush(sent: false) }
+            let push: PlatformPush?
             switch device.platform {
             case .ios:
-                guard let push = try? APNsPush(token: address, type: .background, bundleID: app.id, aps: APS(contentAvailable: 1))
-                else { return }
-                _ = await gateway.send([push], app: app)
-            case .android:
-                guard let push = try? ChannelPush(type: .background, aps: APS(contentAvailable: 1), custom: ["herald_wake": .string("1")]),
-                      let message = try? FCMMessage(token: address, push: push, now: now)
-                else { return }
-                _ = await gateway.send([message], app: app)
-            case .web:
-                return
+                push = (try? APNsPush(token: address, type: .background, bundleID: app.id, aps: APS(contentAvailable: 1)))
+                    .map(PlatformPush.apns)
+            case .android, .web:
+                push = (try? ChannelPush(type: .background, aps: APS(contentAvailable: 1), custom: ["herald_wake": .string("1")]))
+                    .flatMap { try? PlatformPush.channel($0, to: device, now: now) }
             }
+            guard let push else { return }
+            _ = await gateway.send([push], app: app)
             metrics.wakePush(sent: true)
         }
     }

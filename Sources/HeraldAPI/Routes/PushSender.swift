@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldPush
 
 /// Resolves push targets (tokens, or devices' addresses) and sends, one result row per target.
@@ -157,43 +158,28 @@ struct PushSender {
         }
         var results: [Result] = []
         let now = Date()
-        var fcm: [(device: String, message: FCMMessage)] = []
-        var web: [(device: String, message: WebPushMessage)] = []
+        var pushes: [(device: String, push: PlatformPush)] = []
+        var first: [Platform: PlatformPush] = [:]
         for device in devices {
             do throws(HeraldError) {
-                switch device.platform {
-                case .android:
-                    guard let token = device.fcmToken else { throw .invalid(.noFcmToken, "device \(device.id) has no fcmToken") }
-                    if let first = fcm.first {
-                        fcm.append((device.id, try first.message.addressed(to: token)))
-                    } else {
-                        fcm.append((device.id, try FCMMessage(token: token, push: push, now: now)))
-                    }
-                case .web:
-                    guard let subscription = device.webPush else {
-                        throw .invalid(.noWebPushSubscription, "device \(device.id) has no webPush subscription")
-                    }
-                    if let first = web.first {
-                        web.append((device.id, first.message.addressed(to: subscription)))
-                    } else {
-                        web.append((device.id, try WebPushMessage(subscription: subscription, push: push, now: now)))
-                    }
-                case .ios:
-                    continue
+                let built: PlatformPush?
+                if let template = first[device.platform] {
+                    built = try template.readdressed(to: device)
+                } else {
+                    built = try PlatformPush.channel(push, to: device, now: now)
                 }
+                guard let built else {
+                    let missing = device.platform.missingAddress
+                    throw .invalid(missing.reason, "device \(device.id) has no \(missing.field)")
+                }
+                if first[device.platform] == nil { first[device.platform] = built }
+                pushes.append((device.id, built))
             } catch {
                 results.append(Result(notification: index, device: device.id, status: 422, reason: error.reason.rawValue))
             }
         }
-        if !fcm.isEmpty {
-            for (device, outcome) in zip(fcm.map(\.device), await gateway.send(fcm.map(\.message), app: app)) {
-                results.append(Result(outcome, notification: index, device: device))
-            }
-        }
-        if !web.isEmpty {
-            for (device, outcome) in zip(web.map(\.device), await gateway.send(web.map(\.message), app: app)) {
-                results.append(Result(outcome, notification: index, device: device))
-            }
+        for (device, outcome) in zip(pushes.map(\.device), await gateway.send(pushes.map(\.push), app: app)) {
+            results.append(Result(outcome, notification: index, device: device))
         }
         return results
     }
