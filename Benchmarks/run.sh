@@ -41,6 +41,7 @@ if [[ $SMOKE == 1 ]]; then
   CLUSTER_SIZES=(--rate 100 --seconds 1 --burst 500)
   POSTGRES_BURST_SIZES=(--burst 1000 --rounds 1)
   POSTGRES_SCHEDULE_SIZES=(--devices 200 --seconds 1)
+  POSTGRES_XMIN_SIZES=(--xmin-rate 50 --xmin-hold 6)
   SQLITE_BURST_SIZES=(--burst 2000)
   MODE_LABEL="smoke, debug build"
 else
@@ -61,6 +62,7 @@ else
   CLUSTER_SIZES=(--rate 1000 --seconds 10 --burst 20000)
   POSTGRES_BURST_SIZES=(--burst 20000 --rounds 3)
   POSTGRES_SCHEDULE_SIZES=(--devices 4000 --seconds 10)
+  POSTGRES_XMIN_SIZES=(--xmin-rate 150 --xmin-hold 150)
   SQLITE_BURST_SIZES=(--burst 100000)
   MODE_LABEL="release build"
 fi
@@ -133,10 +135,16 @@ postgres_schedule_benchmark() {
     --wrk-script "$ROOT/Benchmarks/wrk/schedule.lua" --scratch "$WORK"
 }
 
+# ---- lateness while an old snapshot holds vacuum back, 2 nodes (real herald serve) ------------
+postgres_xmin_benchmark() {
+  rows postgres-xmin "$BIN/herald-bench" postgres-xmin "${POSTGRES_XMIN_SIZES[@]}" --herald "$BIN/herald" --scratch "$WORK"
+}
+
 if [[ $CLUSTER_ONLY == 1 ]]; then
   cluster_benchmark
   postgres_burst_benchmark
   postgres_schedule_benchmark
+  postgres_xmin_benchmark
   echo "Herald cluster benchmark — $MODE_LABEL, $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ); ratio = measured ÷ reference"
   echo
   "$BIN/herald-bench" table --rows "$ROWS"
@@ -285,6 +293,7 @@ stop_server
 [[ $SMOKE == 1 ]] && cluster_benchmark
 postgres_burst_benchmark
 postgres_schedule_benchmark
+postgres_xmin_benchmark
 
 # ---- the table -----------------------------------------------------------------------------
 echo "Herald benchmarks — $MODE_LABEL, $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ); ratio = measured ÷ reference"

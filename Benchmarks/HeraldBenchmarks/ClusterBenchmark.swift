@@ -132,7 +132,7 @@ enum ClusterBenchmark {
         var nodes: [Process] = []
         defer { for node in nodes { stop(node) } }
         for index in 0..<setup.nodes {
-            nodes.append(try startNode(index, setup: setup, herald: options.herald, directory: directory))
+            nodes.append(try startNode(index, setup: setup, herald: options.herald, directory: directory).process)
         }
         let ready = Date().millisecondsSince1970
         progress("cluster: \(setup.label) ready \(start - ready) ms before the first instant")
@@ -180,7 +180,7 @@ enum ClusterBenchmark {
     }
 
     /// Starts one `herald serve` and waits until it listens (its timers are armed by then).
-    static func startNode(_ index: Int, setup: Setup, herald: String, directory: String) throws -> Process {
+    static func startNode(_ index: Int, setup: Setup, herald: String, directory: String) throws -> (process: Process, port: Int) {
         var yaml = """
             listen: 127.0.0.1:0
             dataDir: \(directory)/node-\(index)
@@ -198,7 +198,7 @@ enum ClusterBenchmark {
         } else {
             yaml = yaml.replacingOccurrences(of: "\(directory)/node-\(index)", with: directory)
         }
-        return try HeraldNode.start(yaml: yaml, name: "node-\(index)", herald: herald, directory: directory).process
+        return try HeraldNode.start(yaml: yaml, name: "node-\(index)", herald: herald, directory: directory)
     }
 
     static func stop(_ process: Process) { HeraldNode.stop(process) }

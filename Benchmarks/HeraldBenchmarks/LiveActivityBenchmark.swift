@@ -26,8 +26,8 @@ enum LiveActivityBenchmark {
         defer { scratch.remove() }
         let server = try ClusterBenchmark.startNode(0, setup: .init(nodes: 1, database: nil), herald: options.herald,
                                                     directory: scratch.path)
-        defer { ClusterBenchmark.stop(server) }
-        let api = try HTTPConnection(port: try listeningPort(in: "\(scratch.path)/node-0.out"))
+        defer { ClusterBenchmark.stop(server.process) }
+        let api = try HTTPConnection(port: server.port)
         try register(api, sandboxPort: sandbox.port, certificates: certificates)
 
         let admin = try HTTPConnection(port: sandbox.adminPort)
@@ -167,15 +167,5 @@ enum LiveActivityBenchmark {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
-    }
-
-    /// The port in `herald listening on http://127.0.0.1:PORT`.
-    static func listeningPort(in file: String) throws -> Int {
-        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
-        guard let range = text.range(of: "herald listening on http://127.0.0.1:"),
-              let port = Int(text[range.upperBound...].prefix(while: \.isNumber)) else {
-            throw OptionsError("live-activities: no listening line in \(file)")
-        }
-        return port
     }
 }

@@ -46,6 +46,10 @@ struct Options: Sendable {
     var connections = 1
     /// `cluster`: the PostgreSQL node counts to run, beside one node on SQLite.
     var clusterNodes = [1, 2, 3]
+    /// `postgres-xmin`: schedules a second through the API over both nodes, and how long the
+    /// xmin horizon is held.
+    var xminRate = 150
+    var xminHold = 150
     /// Each push's time limit in seconds, as `PushGateway.Configuration.timeout` (default 30 s).
     var pushTimeout = 30
 
@@ -77,6 +81,7 @@ struct Options: Sendable {
                herald-bench sqlite-burst [--burst N] [--scratch DIR]
                herald-bench postgres-burst [--burst N] [--scratch DIR]
                herald-bench postgres-schedule --herald BIN [--devices N] [--seconds N] [--wrk-script PATH] [--scratch DIR]
+               herald-bench postgres-xmin --herald BIN [--xmin-rate N] [--xmin-hold S] [--scratch DIR]
                herald-bench cluster --herald BIN [--cluster-nodes 1,2,3] [--rate N] [--seconds N] [--burst N]
                                     [--scratch DIR]
                herald-bench delivery-load [--rate N] [--seconds N] [--certs DIR] [--scratch DIR]
@@ -126,6 +131,8 @@ struct Options: Sendable {
                 guard !pushTargets.isEmpty, pushTargets.allSatisfy({ $0 == "sandbox" || $0 == "nghttpd" }) else {
                     throw OptionsError("\(flag) takes sandbox, nghttpd or both, comma-separated")
                 }
+            case "--xmin-rate": xminRate = try Self.positive(value, flag)
+            case "--xmin-hold": xminHold = try Self.positive(value, flag)
             case "--cluster-nodes":
                 clusterNodes = try value.split(separator: ",").map { try Self.positive(String($0), flag) }
             case "--herald": herald = value

@@ -271,9 +271,10 @@ struct WatchedDeliveryStore: SchedulerStore, DeliveryStore {
 
     func timerEntries() async throws -> [TimerEntry] { try await store.timerEntries() }
 
-    func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
+    func claimDue(from: Date?, until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                   decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
-        let claim = try await store.claimDue(until: until, firedAt: firedAt, limit: limit, holding: holding, decide: decide)
+        let claim = try await store.claimDue(from: from, until: until, firedAt: firedAt, limit: limit, holding: holding,
+                                             decide: decide)
         noteStored(outcomes: claim.heldInInbox.count, held: claim.heldInInbox.count)
         return claim
     }

@@ -30,6 +30,8 @@ do {
         for row in try await ClusterBenchmark.run(options) { row.emit() }
     case "postgres-schedule":
         for row in try await PostgresScheduleBenchmark.run(options) { row.emit() }
+    case "postgres-xmin":
+        for row in try await PostgresHeldXminBenchmark.run(options) { row.emit() }
     case "postgres-burst":
         for row in try await PostgresBurstBenchmark.run(options) { row.emit() }
     case "delivery-load":

@@ -24,11 +24,16 @@ struct ClaimRead {
     static let trailer = PostgresStore.notificationColumnCount + 1 + PostgresStore.deviceColumnCount
 
     /// - Parameters:
+    ///   - from: nothing pending is due before this instant of the caller's clock; nil: scan
+    ///     from the start. The scan starts there less whatever the caller's clock runs ahead of
+    ///     the database's (its timer entries for rows found early are on its own clock), so the
+    ///     dead index entries below it, which vacuum may not remove while an old snapshot lives,
+    ///     are not walked by every claim.
     ///   - until: due by this instant of the caller's clock (its batch window's end).
     ///   - firedAt: the caller's now; `until - firedAt` is the window, added to the database's now.
     ///   - byCaller: `until` as it is, for tests that move time by hand (``PostgresStore/DueClock/caller``).
-    static func run(on connection: PostgresConnection, until: Int64, firedAt: Int64, limit: Int, byCaller: Bool,
-                    logger: Logger) async throws -> ClaimRead {
+    static func run(on connection: PostgresConnection, from: Int64?, until: Int64, firedAt: Int64, limit: Int,
+                    byCaller: Bool, logger: Logger) async throws -> ClaimRead {
         let window = max(0, until - firedAt)
         // One row even when nothing is due (the LEFT JOIN), so the clock and the probe always
         // come back. The due rows are picked and locked in the due index's order before their
@@ -38,14 +43,17 @@ struct ClaimRead {
         let rows = try await connection.rows("""
             WITH bound AS MATERIALIZED (
                 SELECT now, due_by, (SELECT min(next_fire_at) FROM notification
-                                     WHERE next_fire_at > due_by AND next_fire_at <= \(until)::bigint) AS early
+                                     WHERE next_fire_at > due_by AND next_fire_at <= \(until)::bigint) AS early,
+                    coalesce(\(from)::bigint - CASE WHEN \(byCaller) THEN 0 ELSE greatest(0, \(firedAt)::bigint - now) END,
+                             '-9223372036854775808'::bigint) AS due_from
                 FROM (SELECT now, CASE WHEN \(byCaller) THEN \(until)::bigint ELSE least(\(until)::bigint, now + \(window)) END
                           AS due_by
                       FROM (SELECT \(unescaped: PostgresStore.databaseNow) AS now) AS clock) AS clocked
             ), due AS MATERIALIZED (
                 SELECT \(unescaped: PostgresStore.notificationColumns), n.key
                 FROM notification n
-                WHERE n.next_fire_at <= (SELECT due_by FROM bound) ORDER BY n.next_fire_at LIMIT \(limit)
+                WHERE n.next_fire_at >= (SELECT due_from FROM bound) AND n.next_fire_at <= (SELECT due_by FROM bound)
+                ORDER BY n.next_fire_at LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED
             )
             SELECT \(unescaped: PostgresStore.notificationColumns), n.key, \(unescaped: PostgresStore.deviceColumns),

@@ -25,12 +25,14 @@ extension PostgresStore {
     /// end in an inbox held there, the notifications advanced or removed, and the word to other
     /// nodes). See ``ClaimRead`` and ``ClaimWrite``: the write holds a firing only under its
     /// device's lock, taken without waiting, so hand-over ids keep commit order.
-    public func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
+    public func claimDue(from: Date?, until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
         let firedAtMilliseconds = firedAt.millisecondsSince1970
+        let fromMilliseconds = from?.millisecondsSince1970
         return try await transaction { connection in
-            let read = try await ClaimRead.run(on: connection, until: untilMilliseconds, firedAt: firedAtMilliseconds,
+            let read = try await ClaimRead.run(on: connection, from: fromMilliseconds, until: untilMilliseconds,
+                                               firedAt: firedAtMilliseconds,
                                                limit: limit, byCaller: self.dueClock == .caller, logger: self.logger)
             var write = ClaimWrite()
             var candidates: [Int64: FiredOccurrence] = [:]

@@ -42,12 +42,18 @@ public actor SchedulerEngine: Service {
     public nonisolated let lateness = FiringLateness()
     /// How the timer and the dispatcher are doing, for `/readyz` and the metrics.
     public nonisolated let health: LoopHealth
+    /// How far below the soonest timer entry a claim scans: rounding and clocks between where an
+    /// instant is written and where it is armed.
+    static let floorMargin: Int64 = 1_000
 
     private var timers = TimerQueue()
     private var isLoaded = false
     /// The sleep in progress and the instant it ends at, so an earlier arrival can cut it short.
     private var sleeper: Task<Void, Never>?
     private var sleepingUntil: Int64?
+    /// The soonest timer entry a claim fired that was cut short (its limit, an error, a stop):
+    /// the next claim scans from there too, as the entries it still has to cover are gone.
+    private var unfinishedFloor: Int64?
     /// Device zones tzdata no longer knows, each logged once.
     private let unknownZones = UnknownZones()
     /// Told of the firings each claim held in their inboxes itself, once committed.
@@ -167,19 +173,30 @@ public actor SchedulerEngine: Service {
     private func fireBatch(window: TimeInterval) async -> Int {
         let now = clock.now()
         let windowEnd = now.millisecondsSince1970 + Int64(window * 1000)
-        // The timer only says when to look; the store says what is due, in the claim itself.
-        while let next = timers.first, next.fireAt <= windowEnd { _ = timers.popFirst() }
+        // The timer only says when to look; the store says what is due, in the claim itself. The
+        // soonest entry fired says where to look from: every pending notification has an entry
+        // here, or on the node that armed it, or is found by the sweep (NodeCoordinator), which
+        // arms the soonest pending instant.
+        var floor = unfinishedFloor ?? .max
+        while let next = timers.first, next.fireAt <= windowEnd { floor = min(floor, timers.popFirst()!.fireAt) }
+        let from = floor == .max ? nil : floor
+        unfinishedFloor = from
         let lateAfter = configuration.lateAfter
         let zones = unknownZones
         do {
-            let claim = try await store.claimDue(until: Date(millisecondsSince1970: windowEnd), firedAt: now,
+            let claim = try await store.claimDue(from: from.map { Date(millisecondsSince1970: $0 - Self.floorMargin) },
+                                                 until: Date(millisecondsSince1970: windowEnd), firedAt: now,
                                                  limit: configuration.maximumBatch,
                                                  holding: channel.inboxOnlyRule) { due in
                 due.decision(deviceTimeZone: zones.zone(due.device.timeZone), now: now, lateAfter: lateAfter)
             }
             for entry in claim.armed { timers.insert(entry) }
-            // Cut short by the batch limit: look again at once.
-            if claim.more { timers.insert(TimerEntry(fireAt: now.millisecondsSince1970, key: -1)) }
+            // Cut short by the batch limit: look again at once, from the same place.
+            if claim.more {
+                timers.insert(TimerEntry(fireAt: now.millisecondsSince1970, key: -1))
+            } else {
+                unfinishedFloor = nil
+            }
             health.succeeded(.timer)
             for zone in zones.takeNewlyUnknown() {
                 logger.error("device time zone unknown to this system's tzdata; its floating notifications fire in UTC",

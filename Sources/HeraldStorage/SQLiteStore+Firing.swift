@@ -5,8 +5,10 @@ import HeraldCore
 /// Firing: due notifications claimed and their firings committed to the fire log in one write
 /// transaction, then the log read back only by recovery.
 extension SQLiteStore {
-    public func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
+    public func claimDue(from: Date?, until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
+        // `from` is not needed here: SQLite removes a deleted row's index entries at once, so the
+        // due index holds no dead entries to skip.
         let untilMilliseconds = until.millisecondsSince1970
         return try await connections.write { db in
             // The read and every write below are one transaction: a cancel or replace committed

@@ -71,17 +71,27 @@ public protocol SchedulerStore: Sendable {
     /// returned to deliver; a store may also leave one to deliver that it could not hold at once
     /// (PostgreSQL, when another transaction holds the device's row).
     ///
+    /// - Parameter from: no pending notification is due before this instant, as the caller knows
+    ///   (the soonest timer entry it fires, less a margin), or nil. A store whose due index keeps
+    ///   dead entries while vacuum is held back (PostgreSQL) scans from there instead of from the
+    ///   index's start, widened by whatever its own clock adds to the caller's; others may ignore it.
     /// - Returns: the firings to hand to delivery, those held already, the timer entries to arm
     ///   next, and whether `limit` cut the claim short (more may be due).
-    func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
+    func claimDue(from: Date?, until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                   decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim
 }
 
 extension SchedulerStore {
+    /// A claim over everything due, from the due index's start.
+    public func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
+                         decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
+        try await claimDue(from: nil, until: until, firedAt: firedAt, limit: limit, holding: holding, decide: decide)
+    }
+
     /// A claim that holds nothing itself: every firing is returned to deliver.
     public func claimDue(until: Date, firedAt: Date, limit: Int,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
-        try await claimDue(until: until, firedAt: firedAt, limit: limit, holding: nil, decide: decide)
+        try await claimDue(from: nil, until: until, firedAt: firedAt, limit: limit, holding: nil, decide: decide)
     }
 }
 

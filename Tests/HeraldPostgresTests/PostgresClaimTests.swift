@@ -76,6 +76,45 @@ struct PostgresClaimTests {
         await store.close()
     }
 
+    static func claim(_ store: PostgresStore, from: Date, until: Date, firedAt: Date) async throws -> FiringClaim {
+        try await store.claimDue(from: from, until: until, firedAt: firedAt, limit: 50, holding: nil) { due in
+            due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: firedAt, lateAfter: 1)
+        }
+    }
+
+    @Test("A claim scans from its floor: what is due below it waits for a claim from lower (the sweep's), and is not lost")
+    func claimScansFromItsFloor() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let store = try await Self.node(on: server, database: "floor")
+        _ = try await store.schedule(Self.fixtures.oneShot("below", at: 10), now: Self.start)
+        _ = try await store.schedule(Self.fixtures.oneShot("above", at: 20), now: Self.start)
+        let at = Self.start.addingTimeInterval(20)
+        let fromFloor = try await Self.claim(store, from: Self.start.addingTimeInterval(15), until: at, firedAt: at)
+        #expect(fromFloor.fired.map(\.occurrence.id) == ["above#0"])
+        #expect(try server.query("SELECT id FROM notification", database: "floor") == [["below"]])
+        let fromBelow = try await Self.claim(store, from: Self.start.addingTimeInterval(10), until: at, firedAt: at)
+        #expect(fromBelow.fired.map(\.occurrence.id) == ["below#0"])
+        await store.close()
+    }
+
+    @Test("A node whose clock runs ahead scans from its floor less the difference: its entries for rows found early are on its clock")
+    func floorWidenedByAClockAhead() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let store = try await Self.node(on: server, database: "floorahead", dueClock: .database)
+        let due = Date().addingTimeInterval(-1)
+        var notification = Self.fixtures.oneShot("due", at: 0)
+        notification.fireDate = .instant(due)
+        notification.nextFireDate = due
+        _ = try await store.schedule(notification, now: due.addingTimeInterval(-10))
+        // 5 s ahead: this node armed the row's instant as due + 5 s on its own clock.
+        let nodeNow = Date().addingTimeInterval(5)
+        let claim = try await Self.claim(store, from: due.addingTimeInterval(4), until: nodeNow, firedAt: nodeNow)
+        #expect(claim.fired.map(\.occurrence.id) == ["due#0"])
+        await store.close()
+    }
+
     @Test("A claim that advances a repeating notification tells the other nodes its next instant")
     func claimAnnouncesAdvances() async throws {
         let server = try PostgresServer.start()
