@@ -109,8 +109,8 @@ public enum APIRouter {
         StatusRoutes(reports: StatusReports(store: store, gauges: gauges, gateway: gateway, lateness: engine.lateness,
                                             clock: clock),
                      store: store, dispatcher: feedback).register(on: router)
-        LifecycleRoutes(services: services, coalescer: Coalescer(store: store, streams: components.streams), store: store,
-                        gateway: gateway, metrics: metrics,
+        LifecycleRoutes(services: services, coalescer: Coalescer(store: store, streams: components.streams), gateway: gateway,
+                        metrics: metrics,
                         wakePushesPerHour: settings.wakePushesPerHour,
                         heartbeat: .milliseconds(settings.heartbeatMilliseconds), idempotency: idempotency)
             .register(on: router)

@@ -13,6 +13,14 @@ struct APIServices: Sendable {
     var clock: any SchedulerClock
     var body: JSONBody
 
+    /// Creates or updates a device; a changed time zone re-times its floating notifications,
+    /// whose new timer entries are armed here.
+    func saveDevice(_ device: Device) async throws -> DeviceSaveResult {
+        let result = try await store.saveDevice(device, now: clock.now())
+        await engine.arm(result.rearmed)
+        return result
+    }
+
     func existingApp(_ id: String) async throws -> App {
         guard let app = try await store.app(id: id) else { throw HeraldError.appNotFound(id) }
         return app

@@ -23,8 +23,7 @@ struct DeviceRoutes {
             let app = try await services.existingApp(appID)
             let stored = try await services.store.device(appID: appID, id: id)
             let device = try body.device(app: app, id: id, stored: stored)
-            let result = try await services.store.saveDevice(device, now: services.clock.now())
-            await services.engine.arm(result.rearmed)
+            let result = try await services.saveDevice(device)
             return try Response.json(DeviceResource(device), status: result.created ? .created : .ok)
         }
         router.get("/v1/apps/:app/devices/:device") { _, context in

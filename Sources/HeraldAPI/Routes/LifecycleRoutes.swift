@@ -3,7 +3,6 @@ import HeraldCoalescer
 import HeraldCore
 import HeraldDelivery
 import HeraldPush
-import HeraldStorage
 import Hummingbird
 import Logging
 
@@ -11,7 +10,6 @@ import Logging
 struct LifecycleRoutes {
     let services: APIServices
     let coalescer: Coalescer
-    let store: any DeviceStore
     let gateway: PushGateway
     let metrics: ServerMetrics
     let wakePushesPerHour: Int
@@ -96,7 +94,9 @@ struct LifecycleRoutes {
         }
         let ingestion = try await coalescer.report(events, app: app, deviceID: device.id)
         metrics.eventsReported(live: ingestion.live.count, queued: ingestion.queued)
-        try await applyDeviceFacts(ingestion.accepted, to: ingestion.device)
+        // A reported time zone or locale is also the device's own.
+        let reported = ingestion.device.withFacts(reportedIn: ingestion.accepted)
+        if reported != ingestion.device { _ = try await services.saveDevice(reported) }
         if ingestion.queued > 0, ingestion.backlog > 0 {
             sendWakePush(app: app, device: ingestion.device)
         }
@@ -123,19 +123,6 @@ struct LifecycleRoutes {
             throw .invalid(.invalidState, "state must be one of \(LifecycleState.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return state
-    }
-
-    /// A reported time zone or locale is also the device's own: a new zone re-times its
-    /// floating notifications.
-    private func applyDeviceFacts(_ events: [SystemEvent], to device: Device) async throws {
-        var updated = device
-        for event in events {
-            if event.kind == EventKind.timeZone.rawValue, case .string(let zone)? = event.value { updated.timeZone = zone }
-            if event.kind == EventKind.locale.rawValue, case .string(let locale)? = event.value { updated.locale = locale }
-        }
-        guard updated != device else { return }
-        let result = try await store.saveDevice(updated, now: services.clock.now())
-        await services.engine.arm(result.rearmed)
     }
 
     /// A throttled push telling an asleep app that a backlog waits, for devices that declared
