@@ -58,10 +58,10 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        // The coalescer: device lifecycle, system events coalesced while asleep, wakes,
-        // acknowledgements and the live event streams.
+        // The coalescer: device lifecycle, system events coalesced while asleep, wakes, wake
+        // pushes, acknowledgements and the live event streams.
         .target(name: "HeraldCoalescer", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldDelivery",
+            "HeraldCore", "HeraldStorage", "HeraldDelivery", "HeraldPush",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -109,9 +109,10 @@ public enum APIRouter {
         StatusRoutes(reports: StatusReports(store: store, gauges: gauges, gateway: gateway, lateness: engine.lateness,
                                             clock: clock),
                      store: store, dispatcher: feedback).register(on: router)
-        LifecycleRoutes(services: services, coalescer: Coalescer(store: store, streams: components.streams), gateway: gateway,
+        let coalescer = Coalescer(store: store, streams: components.streams)
+        LifecycleRoutes(services: services, coalescer: coalescer,
+                        wakePushes: WakePushes(coalescer: coalescer, gateway: gateway, perHour: settings.wakePushesPerHour),
                         metrics: metrics,
-                        wakePushesPerHour: settings.wakePushesPerHour,
                         heartbeat: .milliseconds(settings.heartbeatMilliseconds), idempotency: idempotency)
             .register(on: router)
         DeviceRoutes(services: services).register(on: router)

@@ -1,8 +1,6 @@
 import Foundation
 import HeraldCoalescer
 import HeraldCore
-import HeraldDelivery
-import HeraldPush
 import Hummingbird
 import Logging
 
@@ -10,9 +8,8 @@ import Logging
 struct LifecycleRoutes {
     let services: APIServices
     let coalescer: Coalescer
-    let gateway: PushGateway
+    let wakePushes: WakePushes
     let metrics: ServerMetrics
-    let wakePushesPerHour: Int
     let heartbeat: Duration
     let idempotency: IdempotentRequests
 
@@ -125,31 +122,16 @@ struct LifecycleRoutes {
         return state
     }
 
-    /// A throttled push telling an asleep app that a backlog waits, for devices that declared
-    /// `remote-notification`: `content-available` through APNs for ios, a data-only message at
-    /// normal priority through FCM for android. Web installations get none: a browser must show
-    /// every push it takes (`userVisibleOnly`), so a silent wake is not a thing there.
+    /// A wake push, off the request's path: the request has its answer whatever becomes of it.
     private func sendWakePush(app: App, device: Device) {
-        guard wakePushesPerHour > 0, device.backgroundModes.contains("remote-notification"), device.platform != .web,
-              app.pushes(to: device.platform), let address = device.pushAddress else { return }
-        let (coalescer, gateway, metrics, perHour, now) = (self.coalescer, self.gateway, self.metrics, wakePushesPerHour,
-                                                           services.clock.now())
+        guard wakePushes.reach(device, of: app) else { return }
+        let (wakePushes, metrics, now) = (self.wakePushes, self.metrics, services.clock.now())
         Task {
-            guard let allowed = try? await coalescer.recordWakePush(appID: app.id, deviceID: device.id, now: now, perHour: perHour)
-            else { return }
-            guard allowed else { return metrics.wakePush(sent: false) }
-            let push: PlatformPush?
-            switch device.platform {
-            case .ios:
-                push = (try? APNsPush(token: address, type: .background, bundleID: app.id, aps: APS(contentAvailable: 1)))
-                    .map(PlatformPush.apns)
-            case .android, .web:
-                push = (try? ChannelPush(type: .background, aps: APS(contentAvailable: 1), custom: ["herald_wake": .string("1")]))
-                    .flatMap { try? PlatformPush.channel($0, to: device, now: now) }
+            switch await wakePushes.send(to: device, of: app, now: now) {
+            case .sent: metrics.wakePush(sent: true)
+            case .throttled: metrics.wakePush(sent: false)
+            case .notSent: break
             }
-            guard let push else { return }
-            _ = await gateway.send([push], app: app)
-            metrics.wakePush(sent: true)
         }
     }
 }
