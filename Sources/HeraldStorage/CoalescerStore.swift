@@ -60,6 +60,7 @@ public struct DeviceEvents: Hashable, Sendable {
 /// One change to a device's events, as a use case makes it: the store writes what differs
 /// from what it read.
 public struct DeviceEventsUpdate: Sendable {
+    /// What the store read; of the device, only a changed ``Device/state`` is written.
     public var events: DeviceEvents
     /// Inbox items with an id up to and including this are marked acknowledged.
     public private(set) var inboxAcknowledgedUpTo: Int64?
