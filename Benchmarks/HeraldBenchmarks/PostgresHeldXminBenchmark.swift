@@ -60,12 +60,7 @@ enum PostgresHeldXminBenchmark {
         let loaders = nodes.enumerated().map { index, node in
             Loader(port: node.port, node: index, perSecond: Double(options.xminRate) / 2, seconds: loadSeconds, start: loadStart)
         }
-        let threads = loaders.map { loader in
-            let thread = Thread { loader.run() }
-            thread.start()
-            return thread
-        }
-        _ = threads
+        for loader in loaders { Thread { loader.run() }.start() }
         try await Task.sleep(for: .seconds(warmUp))
         let horizon = try HeldSnapshot(port: postgres.port, database: database)
         try await horizon.waitUntilHeld(on: postgres)

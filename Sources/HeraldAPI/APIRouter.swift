@@ -106,10 +106,10 @@ public enum APIRouter {
                    claimLease: lease, maxTokensPerRequest: settings.hookMaxTokensPerRequest).register(on: router)
         FeedbackRoutes(store: store, dispatcher: feedback).register(on: router)
         BackupRoutes(services: services, store: store as? any OnlineBackup).register(on: router)
-        StatusRoutes(reports: StatusReports(store: store, gauges: gauges, gateway: gateway, lateness: engine.lateness,
-                                            clock: clock),
-                     store: store, dispatcher: feedback).register(on: router)
         let coalescer = Coalescer(store: store, streams: components.streams)
+        StatusRoutes(reports: StatusReports(store: store, coalescer: coalescer, gauges: gauges, gateway: gateway,
+                                            lateness: engine.lateness, clock: clock),
+                     store: store, dispatcher: feedback).register(on: router)
         LifecycleRoutes(services: services, coalescer: coalescer,
                         wakePushes: WakePushes(coalescer: coalescer, gateway: gateway, perHour: settings.wakePushesPerHour),
                         metrics: metrics,

@@ -33,8 +33,10 @@ public enum PlatformPush: Sendable {
         }
     }
 
-    /// The same push to another device of the same platform, its payload checked and encoded once.
-    /// nil when that device has no address on the platform.
+    /// The same push to another device of the same platform, its payload checked and encoded once:
+    /// an APNs push to its device token (a VoIP or Live Activity push is addressed where it is
+    /// built), an FCM message to its FCM token, a Web Push message to its subscription. nil when
+    /// that device has no such address.
     ///
     /// - Throws: the message's refusal of the new address.
     public func readdressed(to device: Device) throws(HeraldError) -> PlatformPush? {

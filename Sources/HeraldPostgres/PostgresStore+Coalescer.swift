@@ -46,11 +46,8 @@ extension PostgresStore {
             let before = try row.map { try Self.deviceEvents(from: $0, device: device, offset: 0) } ?? DeviceEvents(device: device)
             var update = DeviceEventsUpdate(events: before, handOverID: handOverID)
             let outcome = try change(&update)
-            let after = update.events
-            let stored = try StoredDeviceEvents(after)
-            let eventsChanged = after.backlog != before.backlog || after.live != before.live
-                || after.wakePushes != before.wakePushes
-            let newState = after.device.state != before.device.state ? after.device.state.rawValue : nil
+            let stored = try update.changedEvents()
+            let newState = update.movedState?.rawValue
             // One statement for every write; each part does nothing when its parameter says so.
             let acknowledged = try await connection.row("""
                 WITH acknowledged AS (
@@ -62,9 +59,9 @@ extension PostgresStore {
                     UPDATE device SET state = \(newState) WHERE \(newState)::text IS NOT NULL AND app_id = \(appID) AND id = \(deviceID)
                 ), events AS (
                     INSERT INTO device_events (app_id, device_id, queue, unacknowledged, handed_seq, live_events, wake_pushes)
-                    SELECT \(appID), \(deviceID), \(stored.queue), \(stored.unacknowledged), \(stored.handedSequence),
-                        \(stored.live), \(stored.wakePushes)
-                    WHERE \(eventsChanged)
+                    SELECT \(appID), \(deviceID), \(stored?.queue), \(stored?.unacknowledged), \(stored?.handedSequence),
+                        \(stored?.live), \(stored?.wakePushes)
+                    WHERE \(stored != nil)
                     ON CONFLICT (app_id, device_id) DO UPDATE SET queue = excluded.queue,
                         unacknowledged = excluded.unacknowledged, handed_seq = excluded.handed_seq,
                         live_events = excluded.live_events, wake_pushes = excluded.wake_pushes
@@ -73,7 +70,7 @@ extension PostgresStore {
                 """, logger: self.logger)?.value(0, as: Int64.self) ?? 0
             // After the write, so what it acknowledged is not read back.
             let inbox = update.readsInbox ? try await self.unacknowledgedInbox(connection, appID: appID, deviceID: deviceID) : []
-            return DeviceEventsWrite(outcome: outcome, events: after, inboxAcknowledged: Int(acknowledged), inbox: inbox)
+            return DeviceEventsWrite(outcome: outcome, events: update.events, inboxAcknowledged: Int(acknowledged), inbox: inbox)
         }
     }
 

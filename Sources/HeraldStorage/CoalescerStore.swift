@@ -72,10 +72,29 @@ public struct DeviceEventsUpdate: Sendable {
     /// Whether the change took ``handOverID``: a store that can reserve it lazily (SQLite)
     /// reserves it only then.
     public private(set) var drewHandOverID = false
+    /// The events as the store read them: what the change is measured against.
+    private let read: DeviceEvents
 
     public init(events: DeviceEvents, handOverID: Int64) {
         self.events = events
+        self.read = events
         self.handOverID = handOverID
+    }
+
+    /// The device's state to write; nil when the change left it as read.
+    public var movedState: LifecycleState? {
+        events.device.state != read.device.state ? events.device.state : nil
+    }
+
+    /// The backlog, live hand-overs and wake pushes to write, in their stored form; nil when the
+    /// change left them as read.
+    ///
+    /// - Throws: `EncodingError` if a value cannot be written as JSON.
+    public func changedEvents() throws -> StoredDeviceEvents? {
+        guard events.backlog != read.backlog || events.live != read.live || events.wakePushes != read.wakePushes else {
+            return nil
+        }
+        return try StoredDeviceEvents(events)
     }
 
     /// The hand-over id for this change.

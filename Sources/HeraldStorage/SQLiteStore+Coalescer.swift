@@ -29,13 +29,11 @@ extension SQLiteStore {
                     """).execute(arguments: [appID, deviceID, upTo])
                 acknowledged = db.changesCount
             }
-            let after = update.events
-            if after.device.state != before.device.state {
+            if let state = update.movedState {
                 try db.cachedStatement(sql: "UPDATE device SET state = ? WHERE app_id = ? AND id = ?")
-                    .execute(arguments: [after.device.state.rawValue, appID, deviceID])
+                    .execute(arguments: [state.rawValue, appID, deviceID])
             }
-            if after.backlog != before.backlog || after.live != before.live || after.wakePushes != before.wakePushes {
-                let stored = try StoredDeviceEvents(after)
+            if let stored = try update.changedEvents() {
                 try db.cachedStatement(sql: """
                     INSERT INTO device_events (app_id, device_id, queue, unacknowledged, handed_seq, live_events, wake_pushes)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -46,7 +44,7 @@ extension SQLiteStore {
                                      stored.live, stored.wakePushes])
             }
             let inbox = update.readsInbox ? try Self.unacknowledgedInbox(db, appID: appID, deviceID: deviceID) : []
-            return DeviceEventsWrite(outcome: outcome, events: after, inboxAcknowledged: acknowledged, inbox: inbox)
+            return DeviceEventsWrite(outcome: outcome, events: update.events, inboxAcknowledged: acknowledged, inbox: inbox)
         }
     }
 

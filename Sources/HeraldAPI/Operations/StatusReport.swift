@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCoalescer
 import HeraldCore
 import HeraldPush
 import HeraldScheduler
@@ -7,7 +8,9 @@ import HeraldStorage
 /// What the status page, `GET /v1/status…` and `herald status` show: read from the store, the
 /// push engine's last hour and the scheduler's lateness buckets. Reading changes nothing.
 struct StatusReports: Sendable {
-    let store: any DeviceStore & CoalescerStore & StatusStore & OutboxStore
+    let store: any DeviceStore & StatusStore & OutboxStore
+    /// The backlog a wake would hand over, as the coalescer previews it.
+    let coalescer: Coalescer
     /// Whole-store counts, shared with `/metrics` so open pages do not each recount them.
     let gauges: CachedRead<StoreGauges>
     let gateway: PushGateway
@@ -172,8 +175,7 @@ struct StatusReports: Sendable {
         }
         let deliveries = try await store.deliveries(appID: appID, deviceID: deviceID, limit: Self.deliveryLimit)
         let inbox = try await store.inboxEntries(appID: appID, deviceID: deviceID, limit: Self.inboxLimit)
-        let backlog = try await store.deviceEvents(appID: appID, deviceID: deviceID).backlog
-            .preview(catalog: try EventCatalog(customKinds: app.customKinds))
+        let backlog = try await coalescer.backlog(app: app, deviceID: deviceID)
         return DeviceReport(app: appID, device: deviceID, platform: device.platform.rawValue, state: device.state.rawValue,
                             timeZone: device.timeZone, pushToStartTypes: device.pushToStartTokens.keys.sorted(),
                             activities: activities,

@@ -88,10 +88,7 @@ struct PushSender {
         results += await sendOnOtherPlatforms(others, app: app, index: index, channel: channel)
         guard !pushes.isEmpty else { return results }
         let outcomes = await gateway.send(pushes, app: app)
-        for (device, outcome) in zip(sent, outcomes) {
-            results.append(Result(notification: index, token: outcome.token, device: device, status: outcome.status,
-                                  apnsId: outcome.apnsID, reason: outcome.reason, timestamp: outcome.timestamp))
-        }
+        for (device, outcome) in zip(sent, outcomes) { results.append(Result(outcome, notification: index, device: device)) }
         return results
     }
 
