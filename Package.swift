@@ -125,7 +125,7 @@ let package = Package(
         // free ports, child processes, an SSE client, device tokens, a real PostgreSQL server, and
         // the fixtures of the push and delivery suites (the sandbox, a push gateway, a store).
         .target(name: "HeraldTestSupport", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldCoalescer", "HeraldPush", "HeraldSandbox",
+            "HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldDelivery", "HeraldCoalescer", "HeraldPush", "HeraldSandbox",
             .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldTestSupport"]),
@@ -143,7 +143,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "HeraldPostgresTests", dependencies: [
-            "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldCoalescer", "HeraldTestSupport",
+            "HeraldCore", "HeraldStorage", "HeraldPostgres", "HeraldScheduler", "HeraldCoalescer", "HeraldTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HeraldDeliveryTests", dependencies: [

@@ -72,9 +72,10 @@ struct ClaimRead {
 struct ClaimReadEmpty: Error {}
 
 /// The write half of a claim: one statement, one round trip, however many rows. Data-modifying
-/// CTEs insert the fire log (the unique occurrence key refuses a second firing: only rows
-/// inserted come back), hold in their inbox the firings the claim may hold, advance the
-/// repeating notifications, delete the others, and send the arming word with `pg_notify`
+/// CTEs delete the one-shots and advance the repeating notifications, returning what the fire
+/// log copies from each (its content, its generation), so no row is looked up twice; insert the
+/// fire log (the unique occurrence key refuses a second firing: only rows inserted come back);
+/// hold in their inbox the firings the claim may hold; and send the arming word with `pg_notify`
 /// (delivered only if the transaction commits).
 ///
 /// A firing is held here only if its device's row can be locked at once (`FOR NO KEY UPDATE
@@ -110,10 +111,21 @@ struct ClaimWrite {
     func run(on connection: PostgresConnection, firedAt: Int64, node: String,
              logger: Logger) async throws -> [Int64: Logged] {
         let rows = try await connection.rows("""
-            WITH locked AS MATERIALIZED (
+            WITH removed AS (
+                DELETE FROM notification WHERE key = ANY(\(removed)::bigint[])
+                RETURNING key, app_id, device_id, id, content, generation
+            ), advanced AS (
+                UPDATE notification AS n SET next_index = u.i, next_fire_at = u.f
+                FROM unnest(\(advanced.keys)::bigint[], \(advanced.indexes)::bigint[], \(advanced.fireAts)::bigint[])
+                    AS u(k, i, f)
+                WHERE n.key = ANY(\(advanced.keys)::bigint[]) AND n.key = u.k
+                RETURNING n.key, n.app_id, n.device_id, n.id, n.content, n.generation
+            ), claimed AS (
+                SELECT * FROM removed UNION ALL SELECT * FROM advanced
+            ), locked AS MATERIALIZED (
                 SELECT d.app_id, d.id FROM device d
-                WHERE (d.app_id, d.id) IN (SELECT n.app_id, n.device_id FROM notification n
-                                           WHERE n.key = ANY(\(log.holdableKeys)::bigint[]))
+                WHERE (d.app_id, d.id) IN (SELECT c.app_id, c.device_id FROM claimed c
+                                           WHERE c.key = ANY(\(log.holdableKeys)::bigint[]))
                 ORDER BY d.app_id, d.id
                 FOR NO KEY UPDATE SKIP LOCKED
             ), firing AS (
@@ -123,7 +135,7 @@ struct ClaimWrite {
                 FROM unnest(\(log.occurrenceIDs)::text[], \(log.scheduledFor)::bigint[], \(log.late)::boolean[],
                     \(log.missed)::bigint[], \(log.notificationKeys)::bigint[], \(log.indexes)::bigint[],
                     \(log.holdable)::boolean[]) WITH ORDINALITY AS u(o, s, l, m, k, x, h, r)
-                    JOIN notification n ON n.key = u.k
+                    JOIN claimed n ON n.key = u.k
                     LEFT JOIN locked ON locked.app_id = n.app_id AND locked.id = n.device_id
             ), logged AS (
                 INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at,
@@ -136,13 +148,6 @@ struct ClaimWrite {
                 FROM (SELECT * FROM firing ORDER BY r) AS ordered
                 ON CONFLICT DO NOTHING
                 RETURNING key, notification_key, inbox_seq
-            ), advanced AS (
-                UPDATE notification AS n SET next_index = u.i, next_fire_at = u.f
-                FROM unnest(\(advanced.keys)::bigint[], \(advanced.indexes)::bigint[], \(advanced.fireAts)::bigint[])
-                    AS u(k, i, f)
-                WHERE n.key = ANY(\(advanced.keys)::bigint[]) AND n.key = u.k
-            ), removed AS (
-                DELETE FROM notification WHERE key = ANY(\(removed)::bigint[])
             ), notified AS MATERIALIZED (
                 SELECT pg_notify(\(PostgresStore.armingChannel), p) FROM unnest(\(payloads)::text[]) AS p
             )

@@ -18,6 +18,9 @@ extension PostgresStore {
         }
     }
 
+    /// Two: a second claim reads and decides while the first writes (``ClaimWriteTurns``).
+    public var concurrentClaims: Int { 2 }
+
     /// Claims what is due in one transaction of two statements, whatever the batch's size: one
     /// read (the database's clock, the due rows locked with `SKIP LOCKED`, and the soonest row
     /// due by this node's clock but not yet by the database's), then, once `decide` has chosen
@@ -30,6 +33,8 @@ extension PostgresStore {
         let untilMilliseconds = until.millisecondsSince1970
         let firedAtMilliseconds = firedAt.millisecondsSince1970
         let fromMilliseconds = from?.millisecondsSince1970
+        let turn = claimWrites.turn()
+        defer { turn.giveBack() }
         return try await transaction { connection in
             let read = try await ClaimRead.run(on: connection, from: fromMilliseconds, until: untilMilliseconds,
                                                firedAt: firedAtMilliseconds,
@@ -72,6 +77,7 @@ extension PostgresStore {
             // needs, its claim reads what is due from the table.
             write.payloads = Self.armingPayloads(node: self.nodeID, instants: Set(claim.armed.map(\.fireAt)).sorted())
             guard !write.isEmpty else { return claim }
+            await turn.take()
             let logged = try await write.run(on: connection, firedAt: firedAtMilliseconds, node: self.nodeID,
                                              logger: self.logger)
             for key in write.log.notificationKeys {

@@ -39,6 +39,8 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     let announcer: ArmingAnnouncer
     /// The deadlines of the store calls in flight.
     let deadlines: CallDeadlines
+    /// This node's claims write one at a time (``ClaimWriteTurns``).
+    let claimWrites = ClaimWriteTurns()
     /// Called after a feedback event is committed here, so this node's outbox dispatcher wakes.
     private let feedbackObserver = Mutex<(@Sendable () -> Void)?>(nil)
 

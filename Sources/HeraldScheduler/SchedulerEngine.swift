@@ -13,6 +13,8 @@ import Synchronization
 /// claims every occurrence due within ``Configuration/batchWindow`` in one transaction (firings
 /// committed to the fire log with their content, one-shots removed, repeating ones advanced),
 /// hands the firings to the ``DeliveryDispatcher`` without waiting, and goes back to sleep. A
+/// backlog bigger than one claim is worked through by claims in flight together, as many as
+/// the store says pay (``SchedulerStore/concurrentClaims``). A
 /// firing its channel's `InboxOnlyRule` takes is held by the claim itself, where the store can.
 public actor SchedulerEngine: Service {
     public struct Configuration: Sendable {
@@ -164,41 +166,126 @@ public actor SchedulerEngine: Service {
     /// that only the caller moves.
     @discardableResult
     public func fireDueBatch() async -> Int {
-        let fired = await fireBatch(window: 0)
+        let fired = await fireBatch(window: 0, continuing: false)
         await dispatcher.settle()
         return fired
     }
 
     /// Claims what is due and hands it to the dispatcher; never waits for delivery.
-    private func fireBatch(window: TimeInterval) async -> Int {
-        let now = clock.now()
-        let windowEnd = now.millisecondsSince1970 + Int64(window * 1000)
+    ///
+    /// - Parameter continuing: a claim cut short by its limit is followed at once, with up to the
+    ///   store's ``SchedulerStore/concurrentClaims`` in flight, until one comes back whole; without
+    ///   it (tests stepping time), one claim, and a timer entry for now when it was cut short.
+    private func fireBatch(window: TimeInterval, continuing: Bool = true) async -> Int {
+        let windowEnd = clock.now().millisecondsSince1970 + Int64(window * 1000)
         // The timer only says when to look; the store says what is due, in the claim itself. The
         // soonest entry fired says where to look from: every pending notification has an entry
         // here, or on the node that armed it, or is found by the sweep (NodeCoordinator), which
         // arms the soonest pending instant.
         var floor = unfinishedFloor ?? .max
-        while let next = timers.first, next.fireAt <= windowEnd { floor = min(floor, timers.popFirst()!.fireAt) }
+        var entries = 0
+        while let next = timers.first, next.fireAt <= windowEnd {
+            floor = min(floor, timers.popFirst()!.fireAt)
+            entries += 1
+        }
         let from = floor == .max ? nil : floor
         unfinishedFloor = from
+        let depth = continuing ? max(1, store.concurrentClaims) : 1
+        // Claims in flight together share the batch: each is cut short sooner, so the next
+        // starts while the store still works on the one before.
+        let request = ClaimRequest(from: from.map { Date(millisecondsSince1970: $0 - Self.floorMargin) },
+                                   window: window, limit: configuration.maximumBatch)
+        var fired = 0
+        // A claim failed: start no more. Something left behind: the next batch scans from the floor too.
+        var stopped = false
+        var leftBehind = false
+        await withTaskGroup(of: ClaimAttempt.self) { group in
+            // As many claims at once as the entries due certainly need (an entry may be stale).
+            var running = 0
+            for _ in 0..<min(depth, max(1, (entries + request.limit - 1) / request.limit)) {
+                group.addTask { await self.claim(request) }
+                running += 1
+            }
+            while let attempt = await group.next() {
+                running -= 1
+                let following = continuing && !stopped
+                let (count, ended) = await take(attempt, following: following)
+                fired += count
+                switch ended {
+                case .cutShort where following:
+                    while running < depth {
+                        group.addTask { await self.claim(request) }
+                        running += 1
+                    }
+                case .cutShort:
+                    leftBehind = true
+                case .whole:
+                    break
+                case .failed:
+                    stopped = true
+                    leftBehind = true
+                }
+            }
+        }
+        if !leftBehind { unfinishedFloor = nil }
+        return fired
+    }
+
+    /// Where one batch's claims look (from the floor, through the window after each claim's now:
+    /// a long backlog's last claims take what came due meanwhile, in order), and how much each
+    /// takes at most.
+    private struct ClaimRequest: Sendable {
+        var from: Date?
+        var window: TimeInterval
+        var limit: Int
+    }
+
+    /// One claim as it came back, with the instant it was made at.
+    private struct ClaimAttempt: Sendable {
+        var now: Date
+        var result: Result<FiringClaim, any Error>
+    }
+
+    /// How a claim ended, for the batch that made it.
+    private enum ClaimEnd {
+        /// Nothing due was left behind (as of its read).
+        case whole
+        /// Its limit cut it short: more may be due.
+        case cutShort
+        /// It failed or was cancelled; a timer entry retries.
+        case failed
+    }
+
+    /// Runs one claim off the actor: PostgreSQL claims in flight together read disjoint rows.
+    private nonisolated func claim(_ request: ClaimRequest) async -> ClaimAttempt {
+        let now = clock.now()
         let lateAfter = configuration.lateAfter
         let zones = unknownZones
         do {
-            let claim = try await store.claimDue(from: from.map { Date(millisecondsSince1970: $0 - Self.floorMargin) },
-                                                 until: Date(millisecondsSince1970: windowEnd), firedAt: now,
-                                                 limit: configuration.maximumBatch,
+            let claim = try await store.claimDue(from: request.from, until: now.addingTimeInterval(request.window),
+                                                 firedAt: now,
+                                                 limit: request.limit,
                                                  holding: channel.inboxOnlyRule) { due in
                 due.decision(deviceTimeZone: zones.zone(due.device.timeZone), now: now, lateAfter: lateAfter)
             }
+            return ClaimAttempt(now: now, result: .success(claim))
+        } catch {
+            return ClaimAttempt(now: now, result: .failure(error))
+        }
+    }
+
+    /// Arms what a claim armed and hands over what it fired.
+    private func take(_ attempt: ClaimAttempt, following: Bool) async -> (fired: Int, ended: ClaimEnd) {
+        let now = attempt.now
+        switch attempt.result {
+        case .success(let claim):
             for entry in claim.armed { timers.insert(entry) }
-            // Cut short by the batch limit: look again at once, from the same place.
-            if claim.more {
+            // Cut short by the batch limit and not followed by another claim: look again at once.
+            if claim.more && !following {
                 timers.insert(TimerEntry(fireAt: now.millisecondsSince1970, key: -1))
-            } else {
-                unfinishedFloor = nil
             }
             health.succeeded(.timer)
-            for zone in zones.takeNewlyUnknown() {
+            for zone in unknownZones.takeNewlyUnknown() {
                 logger.error("device time zone unknown to this system's tzdata; its floating notifications fire in UTC",
                              metadata: ["zone": "\(zone)"])
             }
@@ -209,17 +296,17 @@ public actor SchedulerEngine: Service {
                 recordLateness(of: claim.heldInInbox, handedOverAt: clock.now())
             }
             if !claim.fired.isEmpty { await handOver(claim.fired) }
-            return claim.fired.count + claim.heldInInbox.count
-        } catch is CancellationError {
+            return (claim.fired.count + claim.heldInInbox.count, claim.more ? .cutShort : .whole)
+        case .failure(is CancellationError):
             timers.insert(TimerEntry(fireAt: now.millisecondsSince1970, key: -1))
-            return 0
-        } catch {
+            return (0, .failed)
+        case .failure(let error):
             // Storage failed. Nothing was committed, or the reply was lost after the commit: then
             // the firings are this node's, pending, and the heartbeat takes them up again.
             health.failed(.timer)
             logger.error("claiming a batch failed; retrying in 1 s", metadata: ["error": "\(error)"])
             timers.insert(TimerEntry(fireAt: now.millisecondsSince1970 + 1000, key: -1))
-            return 0
+            return (0, .failed)
         }
     }
 }

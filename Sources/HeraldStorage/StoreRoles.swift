@@ -79,9 +79,17 @@ public protocol SchedulerStore: Sendable {
     ///   next, and whether `limit` cut the claim short (more may be due).
     func claimDue(from: Date?, until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                   decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim
+
+    /// How many claims of one node are worth having in flight at once when a backlog is due:
+    /// more than one only where claims in flight together take disjoint rows and the store works
+    /// on one while the node decides another.
+    var concurrentClaims: Int { get }
 }
 
 extension SchedulerStore {
+    /// One claim at a time.
+    public var concurrentClaims: Int { 1 }
+
     /// A claim over everything due, from the due index's start.
     public func claimDue(until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldPostgres
+import HeraldScheduler
 import HeraldStorage
 import HeraldTestSupport
 import Logging
@@ -204,6 +205,65 @@ struct PostgresClaimTests {
         let laterID = try #require(try await store.holdInInbox([item]).first ?? nil)
         #expect(laterID > heldID)
         await store.close()
+    }
+
+    @Test("Two claims of one node in flight together take disjoint rows and write in turn: every firing is held, none left to the dispatcher (10 rounds)")
+    func claimsInFlightWriteInTurn() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        for round in 1...10 {
+            let store = try await Self.node(on: server, database: "turns\(round)")
+            for index in 0..<60 {
+                _ = try await store.schedule(Self.fixtures.oneShot("n\(index)", device: "d\(index % 2)", at: 10), now: Self.start)
+            }
+            let at = Self.start.addingTimeInterval(10)
+            let claims = try await withThrowingTaskGroup(of: FiringClaim.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        try await store.claimDue(until: at, firedAt: at, limit: 30, holding: InboxOnlyRule { _, _ in true }) { due in
+                            due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let held = claims.flatMap(\.heldInInbox).map(\.occurrence.id)
+            #expect(held.count == 60 && Set(held).count == 60, "round \(round): held \(held.count)")
+            #expect(claims.flatMap(\.fired).count == 0, "round \(round): a write skipped the other's devices")
+            #expect(try server.query("SELECT count(*) FROM delivery WHERE outcome = 'pending'", database: "turns\(round)")
+                    == [["0"]])
+            await store.close()
+        }
+    }
+
+    @Test("A backlog bigger than one claim is fired by claims in flight together: each occurrence once, held in its inbox (5 rounds)")
+    func engineWorksThroughBacklog() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        for round in 1...5 {
+            let store = try await Self.node(on: server, database: "backlog\(round)")
+            for index in 0..<150 {
+                _ = try await store.schedule(Self.fixtures.oneShot("n\(index)", device: "d\(index % 2)", at: 10), now: Self.start)
+            }
+            let clock = ManualClock(now: Self.start)
+            let channel = CapturingChannel(holding: InboxOnlyRule { _, _ in true })
+            let engine = SchedulerEngine(store: store, channel: channel, clock: clock,
+                                         configuration: .init(maximumBatch: 20))
+            try await engine.load()
+            let running = Task { try await engine.run() }
+            clock.advance(to: Self.start.addingTimeInterval(10))
+            let done = await pollUntil(timeout: .seconds(20), interval: .milliseconds(20)) {
+                (try? server.query("SELECT count(*) FROM notification", database: "backlog\(round)")) == [["0"]]
+            }
+            running.cancel()
+            _ = try? await running.value
+            #expect(done, "round \(round): the backlog was not worked through")
+            #expect(try server.query("""
+                SELECT count(*), count(DISTINCT occurrence_id), count(*) FILTER (WHERE outcome = 'pending') FROM delivery
+                """, database: "backlog\(round)") == [["150", "150", "0"]])
+            #expect(channel.occurrences.count == 0, "round \(round): a claim left firings to the dispatcher")
+            await store.close()
+        }
     }
 
     @Test("Deleting a device, or its app, removes the device's inbox items; the other devices keep theirs")

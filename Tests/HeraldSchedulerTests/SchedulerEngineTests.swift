@@ -7,19 +7,6 @@ import HeraldTestSupport
 import Synchronization
 import Testing
 
-/// Remembers every batch handed to it, as a device would see them.
-final class CapturingChannel: DeliveryChannel {
-    private let batches = Mutex<[[FiredOccurrence]]>([])
-
-    var received: [[FiredOccurrence]] { batches.withLock { $0 } }
-    var occurrences: [Occurrence] { received.flatMap { $0.map(\.occurrence) } }
-
-    func deliver(_ batch: [FiredOccurrence]) async -> [DeliveryOutcome] {
-        batches.withLock { $0.append(batch) }
-        return Array(repeating: DeliveryOutcome.recorded, count: batch.count)
-    }
-}
-
 /// A store, a manual clock and an engine over them, with one app and one device.
 final class EngineFixture {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
