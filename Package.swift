@@ -60,6 +60,10 @@ let package = Package(
         ]),
         // The coalescer: device lifecycle, system events coalesced while asleep, wakes, wake
         // pushes, acknowledgements and the live event streams.
+        // Who can be reached: apps, devices, channels' audiences and Live Activity tokens.
+        .target(name: "HeraldDirectory", dependencies: ["HeraldCore", "HeraldStorage", "HeraldScheduler"]),
+        // Signed inbound webhooks' definitions, and the idempotency keys that make resends safe.
+        .target(name: "HeraldHooks", dependencies: ["HeraldCore", "HeraldStorage"]),
         .target(name: "HeraldCoalescer", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldDelivery", "HeraldPush",
             .product(name: "Logging", package: "swift-log"),
@@ -82,7 +86,7 @@ let package = Package(
         // HTTP API (Hummingbird 2): routes, their middleware, and the resources they answer with.
         .target(name: "HeraldAPI", dependencies: [
             "HeraldCore", "HeraldCrypto", "HeraldHTTP2", "HeraldStorage", "HeraldScheduler", "HeraldPush",
-            "HeraldDelivery", "HeraldCoalescer",
+            "HeraldDelivery", "HeraldCoalescer", "HeraldDirectory", "HeraldHooks",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),

@@ -1,6 +1,8 @@
 import Foundation
 import HeraldCoalescer
 import HeraldCore
+import HeraldDirectory
+import HeraldHooks
 import HeraldDelivery
 import HeraldPush
 import HeraldScheduler
@@ -87,29 +89,41 @@ public enum APIRouter {
             limiter: RateLimiter(ratePerSecond: settings.ratePerSecond, burst: settings.rateBurst),
             hookLimiter: RateLimiter(ratePerSecond: settings.hookRatePerSecond, burst: settings.hookRateBurst),
             timeout: .milliseconds(settings.requestTimeoutMilliseconds)))
-        let services = APIServices(store: store, engine: engine,
+        let services = APIServices(directory: Directory(store: store, engine: engine, clock: clock),
                                    scheduling: Scheduling(store: store, arm: { [engine] in await engine.arm($0) }),
+                                   pending: PendingNotifications(store: store), engine: engine,
                                    clock: clock, body: JSONBody(maximumBytes: settings.maxBodyBytes))
         let gauges = CachedRead { [store] in try await store.storeGauges() }
         let backlog = CachedRead { [store] in try await store.eventBacklogByKind() }
         let logger = components.logger
-        HealthRoutes(registry: components.registry, store: store, health: components.health, fullness: fullness,
+        HealthRoutes(registry: components.registry,
+                     storeProblem: { [store] in await store.problem(within: HealthRoutes.probeTimeout) },
+                     health: components.health, fullness: fullness,
                      refresh: { [gateway, metrics, logger] in
                          await metrics.refresh(gauges: gauges, backlog: backlog, gateway: gateway, logger: logger)
                      }).register(on: router)
         AppRoutes(services: services, gateway: gateway).register(on: router)
         let lease = max(60, 2 * Double(settings.requestTimeoutMilliseconds) / 1000)
-        let idempotency = IdempotentRequests(store: store, clock: clock, body: services.body, lease: lease)
+        let idempotency = IdempotentRequests(
+            keys: IdempotencyKeys(store: store, retention: IdempotentRequests.retention, lease: lease),
+            clock: clock, body: services.body)
         PushRoutes(services: services, gateway: gateway, maximumBatch: settings.maxPushBatch, idempotency: idempotency)
             .register(on: router)
-        HookRoutes(services: services, store: store, gateway: gateway, defaultTolerance: settings.hookToleranceSeconds,
-                   claimLease: lease, maxTokensPerRequest: settings.hookMaxTokensPerRequest).register(on: router)
-        FeedbackRoutes(store: store, dispatcher: feedback).register(on: router)
-        BackupRoutes(services: services, store: store as? any OnlineBackup).register(on: router)
+        HookRoutes(services: services, hooks: HookDefinitions(store: store),
+                   keys: IdempotencyKeys(store: store, retention: HookRoutes.idempotencyRetention, lease: lease),
+                   gateway: gateway, defaultTolerance: settings.hookToleranceSeconds,
+                   maxTokensPerRequest: settings.hookMaxTokensPerRequest).register(on: router)
+        let outbox = FeedbackOutbox(store: store, dispatcher: feedback)
+        FeedbackRoutes(outbox: outbox).register(on: router)
+        var backup: (@Sendable (String) async throws -> BackupReport)?
+        if let copying = store as? any OnlineBackup {
+            backup = { @Sendable destination in try await copying.backup(to: destination) }
+        }
+        BackupRoutes(services: services, backup: backup).register(on: router)
         let coalescer = Coalescer(store: store, streams: components.streams)
         StatusRoutes(reports: StatusReports(store: store, coalescer: coalescer, gauges: gauges, gateway: gateway,
                                             lateness: engine.lateness, clock: clock),
-                     store: store, dispatcher: feedback).register(on: router)
+                     outbox: outbox).register(on: router)
         LifecycleRoutes(services: services, coalescer: coalescer,
                         wakePushes: WakePushes(coalescer: coalescer, gateway: gateway, perHour: settings.wakePushesPerHour),
                         metrics: metrics,
@@ -126,12 +140,10 @@ public enum APIRouter {
     /// Stores the hooks defined in a file (a YAML or JSON list of definitions), at start-up.
     ///
     /// - Throws: the file's read or decode error, or the first definition's validation error.
-    public static func loadHooks(from path: String, into store: any HookStore) async throws {
+    public static func loadHooks(from path: String, into store: any HookStore & ListingStore) async throws {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let definitions = try YAMLDecoder().decode([WebhookDefinition].self, from: text)
-        for definition in definitions {
-            try definition.validate()
-            _ = try await store.saveHook(name: definition.name, definition: try HookRoutes.encode(definition))
-        }
+        let hooks = HookDefinitions(store: store)
+        for definition in definitions { _ = try await hooks.save(definition) }
     }
 }

@@ -84,3 +84,20 @@ private final class ResumeOnce<Value: Sendable>: Sendable {
         waiting?.resume(returning: value)
     }
 }
+
+extension StatusStore {
+    /// Asks the store for a trivial read: nil when it answered within `timeout`, else what went
+    /// wrong. A store that does not answer at all does not hold the caller past `timeout`.
+    public func problem(within timeout: Duration) async -> String? {
+        let work = Task { try await self.probe() }
+        switch await outcome(of: work, within: timeout) {
+        case .finished(.success):
+            return nil
+        case .finished(.failure(let error)):
+            return "\(error)"
+        case .timedOut:
+            work.cancel()
+            return "no answer within \(timeout)"
+        }
+    }
+}

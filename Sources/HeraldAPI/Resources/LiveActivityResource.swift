@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDirectory
 
 /// The `liveActivity` object of a notification, a `POST /v1/push` entry, and their answers.
 /// Dates are RFC 3339 here and integer seconds in the push.

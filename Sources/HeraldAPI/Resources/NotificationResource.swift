@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDirectory
 
 /// The `repeat` object of a notification request and response.
 struct RepeatBody: Codable {

@@ -1,52 +1,20 @@
 import Foundation
 import HeraldCore
+import HeraldDirectory
 import HeraldScheduler
-import HeraldStorage
 import Hummingbird
 
-/// What every route needs: the store, the engine, the clock and the body reader.
+/// What every route needs: the use cases, the clock and the body reader.
 struct APIServices: Sendable {
-    var store: any DeviceStore & ListingStore
-    var engine: SchedulerEngine
-    /// The schedule use case, arming `engine`.
+    /// Apps, devices, channels' audiences and Live Activity tokens.
+    var directory: Directory
+    /// The schedule use case, arming the engine.
     var scheduling: Scheduling
+    /// A device's pending notifications and deliveries, read and cancelled.
+    var pending: PendingNotifications
+    var engine: SchedulerEngine
     var clock: any SchedulerClock
     var body: JSONBody
-
-    /// Creates or updates a device; a changed time zone re-times its floating notifications,
-    /// whose new timer entries are armed here.
-    func saveDevice(_ device: Device) async throws -> DeviceSaveResult {
-        let result = try await store.saveDevice(device, now: clock.now())
-        await engine.arm(result.rearmed)
-        return result
-    }
-
-    func existingApp(_ id: String) async throws -> App {
-        guard let app = try await store.app(id: id) else { throw HeraldError.appNotFound(id) }
-        return app
-    }
-
-    /// A device registered through the API; a broadcast channel's audience is not one.
-    func existingDevice(app: String, id: String) async throws -> Device {
-        try await existing(.device, appID: app, deviceID: id)
-    }
-
-    /// The audience that holds a broadcast channel's scheduled broadcasts.
-    func existingChannel(app: String, name: String) async throws -> Device {
-        try await existing(.channel, appID: app, deviceID: BroadcastChannel.audienceID(name: name))
-    }
-
-    /// The stored device `deviceID` of app `app`, if it is this kind of audience.
-    ///
-    /// - Throws: `appNotFound`; `deviceNotFound` or `channelNotFound` (``Audience/notFound(appID:deviceID:)``).
-    func existing(_ audience: Audience, appID: String, deviceID: String) async throws -> Device {
-        _ = try await existingApp(appID)
-        guard let device = try await store.device(appID: appID, id: deviceID) else {
-            throw audience.notFound(appID: appID, deviceID: deviceID)
-        }
-        try audience.check(device)
-        return device
-    }
 }
 
 extension Parameters {

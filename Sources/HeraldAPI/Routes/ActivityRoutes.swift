@@ -1,5 +1,4 @@
 import HeraldCore
-import HeraldStorage
 import Hummingbird
 
 /// `/v1/apps/{app}/devices/{device}/activities[/{activity}]`: the update tokens of a device's
@@ -27,8 +26,7 @@ struct ActivityRoutes {
             if let type = body.attributesType, !Identifier.isValid(type) {
                 throw HeraldError.invalid(.invalidAttributesType, "attributesType is an ActivityAttributes type name")
             }
-            guard let created = try await services.store.saveActivity(appID: device.appID, deviceID: device.id, activity: activity,
-                                                                       token: token, now: services.clock.now()) else {
+            guard let created = try await services.directory.saveActivity(activity, token: token, of: device) else {
                 throw HeraldError.deviceNotFound(appID: device.appID, deviceID: device.id)
             }
             return try Response.json(ActivityResource(activity: activity, token: token.token, attributesType: token.attributesType),
@@ -49,7 +47,7 @@ struct ActivityRoutes {
         router.delete("\(base)/:activity") { _, context in
             let device = try await device(context)
             let activity = try context.parameters.decoded("activity")
-            guard try await services.store.forgetActivity(appID: device.appID, deviceID: device.id, activity: activity) else {
+            guard try await services.directory.forgetActivity(activity, of: device) else {
                 throw Self.notFound(activity)
             }
             return Response(status: .noContent)
@@ -61,6 +59,6 @@ struct ActivityRoutes {
     }
 
     private func device(_ context: HeraldRequestContext) async throws -> Device {
-        try await services.existingDevice(app: try context.parameters.decoded("app"), id: try context.parameters.decoded("device"))
+        try await services.directory.existingDevice(app: try context.parameters.decoded("app"), id: try context.parameters.decoded("device"))
     }
 }

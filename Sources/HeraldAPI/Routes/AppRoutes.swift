@@ -1,7 +1,6 @@
 import HeraldCore
 import HeraldCrypto
 import HeraldPush
-import HeraldStorage
 import Hummingbird
 
 /// `/v1/apps/{app}`: register, read and delete apps; `GET /v1/apps` lists them.
@@ -20,12 +19,12 @@ struct AppRoutes {
             if case .app(let own) = context.principal {
                 // One app at most: the key's own, unless the cursor is already past it.
                 var items: [AppResource] = []
-                if let app = try await services.store.app(id: own), pagination.after.map({ $0 < app.id }) ?? true {
+                if let app = try await services.directory.app(id: own), pagination.after.map({ $0 < app.id }) ?? true {
                     items = [AppResource(app)]
                 }
                 return try Response.listing(ListPage(items: items, nextKey: nil))
             }
-            let page = try await services.store.apps(after: pagination.after, limit: pagination.limit)
+            let page = try await services.directory.apps(after: pagination.after, limit: pagination.limit)
             return try Response.listing(page.map(AppResource.init))
         }
         router.put("/v1/apps/:app") { request, context in
@@ -33,19 +32,19 @@ struct AppRoutes {
         }
         router.get("/v1/apps/:app") { _, context in
             let id = try context.parameters.identifier("app")
-            let app = try await services.existingApp(id)
+            let app = try await services.directory.existingApp(id)
             return try Response.json(AppResource(app))
         }
         router.delete("/v1/apps/:app") { _, context in
             let id = try context.parameters.identifier("app")
-            guard try await services.store.deleteApp(id: id) else {
+            guard try await services.directory.deleteApp(id: id) else {
                 throw HeraldError.appNotFound(id)
             }
             return Response(status: .noContent)
         }
         // `herald doctor`: the app's push settings checked end to end; changes nothing stored.
         router.post("/v1/apps/:app/doctor") { _, context in
-            let app = try await services.existingApp(try context.parameters.identifier("app"))
+            let app = try await services.directory.existingApp(try context.parameters.identifier("app"))
             let checks = await gateway.doctor.examine(app)
             struct Report: Encodable {
                 var app: String
@@ -71,7 +70,7 @@ struct AppRoutes {
         let customKinds = body.customKinds ?? []
         _ = try EventCatalog(customKinds: customKinds)
         // Read once: masked secrets and the VAPID key pair are kept from what is stored.
-        let stored = try await services.store.app(id: id)
+        let stored = try await services.directory.app(id: id)
         let push = try body.push.map { settings throws(HeraldError) in
             try acceptedSettings(settings, stored: stored?.push, principal: context.principal)
         }
@@ -84,7 +83,7 @@ struct AppRoutes {
         if push != nil { _ = try await gateway.client(for: app) }
         if fcm != nil { _ = try await gateway.fcmClient(for: app) }
         if webPush != nil { _ = try await gateway.webPushClient(for: app) }
-        let created = try await services.store.saveApp(app)
+        let created = try await services.directory.saveApp(app)
         return try Response.json(AppResource(app), status: created ? .created : .ok)
     }
 

@@ -1,14 +1,13 @@
 import Foundation
 import HeraldCore
-import HeraldStorage
 import Hummingbird
 
 /// `POST /v1/admin/backup` (admin): an online copy of the embedded SQLite store, taken while the
 /// server keeps serving. PostgreSQL is backed up with its own tools (`pg_dump`; see docs/operations.md).
 struct BackupRoutes {
     let services: APIServices
-    /// The store, when it can copy itself; nil on PostgreSQL.
-    let store: (any OnlineBackup)?
+    /// Copies the store to a new file, when it can copy itself; nil on PostgreSQL.
+    let backup: (@Sendable (_ destination: String) async throws -> BackupReport)?
 
     struct BackupBody: Decodable {
         /// The file to write, on the server's file system; it must not exist.
@@ -38,11 +37,11 @@ struct BackupRoutes {
             guard path.hasPrefix("/") else {
                 throw HeraldError.invalid(.invalidBackupDestination, "to must be an absolute path on the server")
             }
-            guard let store else {
+            guard let backup else {
                 throw HeraldError.invalid(.backupNotSupported,
                                           "this node runs on PostgreSQL: back it up with pg_dump (see docs/operations.md)")
             }
-            return try Response.json(BackupResource(try await store.backup(to: path)), status: .created)
+            return try Response.json(BackupResource(try await backup(path)), status: .created)
         }
     }
 }

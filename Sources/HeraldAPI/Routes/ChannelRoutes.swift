@@ -1,7 +1,6 @@
 import Foundation
 import HeraldCore
 import HeraldPush
-import HeraldStorage
 import Hummingbird
 
 /// `/v1/apps/{app}/channels[/{name}]`: iOS 18 broadcast channels, created and deleted on APNs's
@@ -31,13 +30,13 @@ struct ChannelRoutes {
     func register(on router: Router<HeraldRequestContext>) {
         let base = "/v1/apps/:app/channels"
         router.post(RouterPath(base)) { request, context in
-            let app = try await services.existingApp(try context.parameters.decoded("app"))
+            let app = try await services.directory.existingApp(try context.parameters.decoded("app"))
             let body = try await services.body.decode(Body.self, from: request)
             guard let name = body.name else { throw HeraldError.invalid(.missingField, "name is required") }
             let policy = body.messageStoragePolicy ?? 0
             try BroadcastChannel.validate(name: name, messageStoragePolicy: policy)
             let manager = try await manager(for: app)
-            let existing = try await services.store.channels(appID: app.id)
+            let existing = try await services.directory.channels(appID: app.id)
             guard !existing.contains(where: { $0.name == name }) else {
                 throw HeraldError(.conflict, reason: .channelExists, message: "channel '\(name)' already exists")
             }
@@ -52,7 +51,7 @@ struct ChannelRoutes {
             let channel = BroadcastChannel(name: name, apnsChannelID: id, messageStoragePolicy: policy)
             let created: Bool
             do {
-                created = try await services.store.createChannel(channel, appID: app.id, now: services.clock.now())
+                created = try await services.directory.createChannel(channel, appID: app.id)
             } catch {
                 // Not stored: leave nothing on APNs that no one knows the name of.
                 _ = try? await manager.delete(id)
@@ -67,8 +66,8 @@ struct ChannelRoutes {
         }
         router.get(RouterPath(base)) { request, context in
             let pagination = try Pagination(request, defaultLimit: Pagination.maximumLimit)
-            let app = try await services.existingApp(try context.parameters.decoded("app"))
-            let channels = pagination.page(of: try await services.store.channels(appID: app.id), key: \.name)
+            let app = try await services.directory.existingApp(try context.parameters.decoded("app"))
+            let channels = pagination.page(of: try await services.directory.channels(appID: app.id), key: \.name)
             guard Self.refresh(request) else { return try Response.listing(channels.map(ChannelResource.init), legacyKey: "channels") }
             let manager = try await manager(for: app)
             let known = Set(try await Self.apns { () async throws(APNsChannelManager.Failure) in try await manager.list() })
@@ -79,10 +78,10 @@ struct ChannelRoutes {
         }
         router.get("\(base)/:name") { request, context in
             let appID = try context.parameters.decoded("app")
-            let audience = try await services.existingChannel(app: appID, name: try context.parameters.decoded("name"))
+            let audience = try await services.directory.existingChannel(app: appID, name: try context.parameters.decoded("name"))
             guard let channel = audience.broadcastChannel else { throw HeraldError.appNotFound(appID) }
             guard Self.refresh(request) else { return try Response.json(ChannelResource(channel)) }
-            let manager = try await manager(for: try await services.existingApp(appID))
+            let manager = try await manager(for: try await services.directory.existingApp(appID))
             let policy = try await Self.apns { () async throws(APNsChannelManager.Failure) in
                 try await manager.storagePolicy(of: channel.apnsChannelID)
             }
@@ -92,13 +91,13 @@ struct ChannelRoutes {
         }
         router.delete("\(base)/:name") { _, context in
             let appID = try context.parameters.decoded("app")
-            let audience = try await services.existingChannel(app: appID, name: try context.parameters.decoded("name"))
+            let audience = try await services.directory.existingChannel(app: appID, name: try context.parameters.decoded("name"))
             guard let channel = audience.broadcastChannel else { throw HeraldError.appNotFound(appID) }
-            let manager = try await manager(for: try await services.existingApp(appID))
+            let manager = try await manager(for: try await services.directory.existingApp(appID))
             // On APNs first: a channel APNs no longer knows is deleted there already.
             _ = try await Self.apns { () async throws(APNsChannelManager.Failure) in try await manager.delete(channel.apnsChannelID) }
             // Then here, with its scheduled broadcasts.
-            _ = try await services.store.deleteDevice(appID: appID, id: audience.id)
+            _ = try await services.directory.deleteDevice(appID: appID, id: audience.id)
             return Response(status: .noContent)
         }
     }

@@ -1,5 +1,4 @@
 import HeraldCore
-import HeraldStorage
 import Hummingbird
 
 /// `/v1/apps/{app}/devices/{device}`: register, read and delete devices; `/v1/apps/{app}/devices`
@@ -11,8 +10,8 @@ struct DeviceRoutes {
         router.get("/v1/apps/:app/devices") { request, context in
             let pagination = try Pagination(request)
             let filter = try Self.filter(request)
-            let app = try await services.existingApp(try context.parameters.decoded("app"))
-            let page = try await services.store.devices(appID: app.id, filter: filter, after: pagination.after,
+            let app = try await services.directory.existingApp(try context.parameters.decoded("app"))
+            let page = try await services.directory.devices(appID: app.id, filter: filter, after: pagination.after,
                                                         limit: pagination.limit)
             return try Response.listing(page.map(DeviceResource.init))
         }
@@ -20,22 +19,22 @@ struct DeviceRoutes {
             let appID = try context.parameters.identifier("app")
             let id = try context.parameters.identifier("device")
             let body = try await services.body.decode(DeviceBody.self, from: request)
-            let app = try await services.existingApp(appID)
-            let stored = try await services.store.device(appID: appID, id: id)
+            let app = try await services.directory.existingApp(appID)
+            let stored = try await services.directory.device(appID: appID, id: id)
             let device = try body.device(app: app, id: id, stored: stored)
-            let result = try await services.saveDevice(device)
-            return try Response.json(DeviceResource(device), status: result.created ? .created : .ok)
+            let created = try await services.directory.saveDevice(device)
+            return try Response.json(DeviceResource(device), status: created ? .created : .ok)
         }
         router.get("/v1/apps/:app/devices/:device") { _, context in
-            let device = try await services.existingDevice(app: try context.parameters.decoded("app"),
+            let device = try await services.directory.existingDevice(app: try context.parameters.decoded("app"),
                                                            id: try context.parameters.decoded("device"))
             return try Response.json(DeviceResource(device))
         }
         router.delete("/v1/apps/:app/devices/:device") { _, context in
             let appID = try context.parameters.decoded("app")
             let id = try context.parameters.decoded("device")
-            _ = try await services.existingApp(appID)
-            guard BroadcastChannel.name(audienceID: id) == nil, try await services.store.deleteDevice(appID: appID, id: id) else {
+            _ = try await services.directory.existingApp(appID)
+            guard BroadcastChannel.name(audienceID: id) == nil, try await services.directory.deleteDevice(appID: appID, id: id) else {
                 throw HeraldError.deviceNotFound(appID: appID, deviceID: id)
             }
             return Response(status: .noContent)

@@ -1,14 +1,12 @@
 import Foundation
 import HeraldCore
 import HeraldDelivery
-import HeraldStorage
 import Hummingbird
 
 /// `GET /v1/feedback/outbox[?state=pending|delivered|parked]` and
 /// `POST /v1/feedback/outbox/{id}/retry`: what the feedback webhooks are doing (admin only).
 struct FeedbackRoutes {
-    let store: any OutboxStore
-    let dispatcher: FeedbackDispatcher?
+    let outbox: FeedbackOutbox
     /// Most messages a listing pages through (the outbox's default bound, `feedback.outboxLimit`).
     static let outboxScan = 10_000
 
@@ -35,7 +33,7 @@ struct FeedbackRoutes {
             }
             // Paged in memory over the outbox's first `outboxScan` messages by id; the key pads
             // the id so text order is id order.
-            let all = try await store.outboxMessages(state: state, limit: Self.outboxScan)
+            let all = try await outbox.messages(state: state, limit: Self.outboxScan)
             let page = pagination.page(of: all) { String(format: "%019lld", $0.id) }
             let messages = page.items.map { message in
                 MessageResource(id: message.id, event: message.eventID, url: message.url, type: message.type,
@@ -62,21 +60,20 @@ struct FeedbackRoutes {
                     try container.encode(nextCursor, forKey: .nextCursor)
                 }
             }
-            let full = await dispatcher?.fullReceivers.sorted() ?? []
+            let full = await outbox.fullReceivers
             return try Response.json(Body(full: !full.isEmpty, fullReceivers: full, messages: messages, items: messages,
                                           nextCursor: page.nextKey.map(Pagination.cursor(forKey:))))
         }
         router.post("/v1/feedback/outbox/:id/retry") { _, context in
-            try await Self.retry(try context.parameters.decoded("id"), store: store, dispatcher: dispatcher)
+            try await Self.retry(try context.parameters.decoded("id"), in: outbox)
         }
     }
 
     /// Queues a parked message again: 202, or 404 `messageNotFound` when no parked message has that id.
-    static func retry(_ id: String, store: any OutboxStore, dispatcher: FeedbackDispatcher?) async throws -> Response {
-        guard let id = Int64(id), try await store.retryOutboxMessage(id, now: Date()) else {
+    static func retry(_ id: String, in outbox: FeedbackOutbox) async throws -> Response {
+        guard let id = Int64(id), try await outbox.retry(id) else {
             throw HeraldError.notFound(.messageNotFound, "no parked outbox message with that id")
         }
-        dispatcher?.nudge()
         return Response(status: .accepted)
     }
 }

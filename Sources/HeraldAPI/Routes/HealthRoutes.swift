@@ -1,6 +1,5 @@
 import Foundation
 import HeraldDelivery
-import HeraldStorage
 import Hummingbird
 import Prometheus
 
@@ -8,7 +7,8 @@ import Prometheus
 /// and writes are not being refused for a full disk) and `/metrics`.
 struct HealthRoutes {
     let registry: PrometheusCollectorRegistry
-    let store: any StatusStore
+    /// Whether the store answers: nil when it did within ``probeTimeout``, else what went wrong.
+    let storeProblem: @Sendable () async -> String?
     let health: LoopHealth
     /// Whether writes were recently refused for a full disk.
     let fullness: StorageFullness
@@ -24,7 +24,7 @@ struct HealthRoutes {
         }
         router.get("/readyz") { _, _ in
             var problems: [String] = []
-            if let failure = await Self.probe(store) { problems.append("store: \(failure)") }
+            if let failure = await storeProblem() { problems.append("store: \(failure)") }
             problems += health.problems()
             if let full = fullness.problem() { problems.append(full) }
             guard problems.isEmpty else {
@@ -41,21 +41,6 @@ struct HealthRoutes {
             await refresh()
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
-        }
-    }
-
-    /// Asks the store for a trivial read; nil when it answered within ``probeTimeout``, else
-    /// what went wrong. A store that does not answer at all cannot hold the request.
-    static func probe(_ store: any StatusStore) async -> String? {
-        let work = Task { try await store.probe() }
-        switch await outcome(of: work, within: probeTimeout) {
-        case .finished(.success):
-            return nil
-        case .finished(.failure(let error)):
-            return "\(error)"
-        case .timedOut:
-            work.cancel()
-            return "no answer within \(probeTimeout)"
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import HeraldCore
 import HeraldCrypto
+import HeraldHooks
 import HeraldPush
-import HeraldStorage
 import Hummingbird
 
 /// Signed inbound webhooks: `POST /v1/hooks/{name}` turns another system's JSON into a push.
@@ -10,11 +10,11 @@ import Hummingbird
 /// with `GET /v1/hooks`.
 struct HookRoutes {
     let services: APIServices
-    let store: any HookStore & ListingStore
+    let hooks: HookDefinitions
+    /// A request's signed message and idempotency keys, kept ``idempotencyRetention``.
+    let keys: IdempotencyKeys
     let gateway: PushGateway
     let defaultTolerance: Int
-    /// How long an unfinished claim on an idempotency key holds: beyond any request's timeout.
-    let claimLease: TimeInterval
     /// The most tokens and devices one request's push may fan out to.
     let maxTokensPerRequest: Int
 
@@ -37,21 +37,21 @@ struct HookRoutes {
                 throw JSONBody.describe(error)
             }
             try definition.validate()
-            _ = try await services.existingApp(definition.app)
-            let created = try await store.saveHook(name: name, definition: try Self.encode(definition))
+            _ = try await services.directory.existingApp(definition.app)
+            let created = try await hooks.save(definition)
             return try Response.json(HookResource(definition), status: created ? .created : .ok)
         }
         router.get("/v1/hooks") { request, _ in
             let pagination = try Pagination(request)
-            let page = try await store.hooks(after: pagination.after, limit: pagination.limit)
-            return try Response.listing(try page.map { HookResource(try Self.decode($0.definition)) })
+            let page = try await hooks.list(after: pagination.after, limit: pagination.limit)
+            return try Response.listing(page.map(HookResource.init))
         }
         router.get("/v1/hooks/:name") { _, context in
-            try Response.json(HookResource(try await definition(named: try context.parameters.decoded("name"))))
+            try Response.json(HookResource(try await hooks.definition(named: try context.parameters.decoded("name"))))
         }
         router.delete("/v1/hooks/:name") { _, context in
             let name = try context.parameters.decoded("name")
-            guard try await store.deleteHook(name: name) else {
+            guard try await hooks.delete(named: name) else {
                 throw HeraldError.notFound(.hookNotFound, "hook '\(name)' does not exist")
             }
             return Response(status: .noContent)
@@ -66,7 +66,7 @@ struct HookRoutes {
     /// an `Idempotency-Key` header as one more key), so a replay or a resend pushes nothing and
     /// gets the first answer again with `Idempotent-Replayed: true`.
     private func receive(_ request: Request, name: String) async throws -> Response {
-        let definition = try await definition(named: name)
+        let definition = try await hooks.definition(named: name)
         let raw = Array(try await services.body.bytes(of: request))
         let timestamp: Int
         do {
@@ -100,23 +100,22 @@ struct HookRoutes {
         var keys = ["signature:" + WebhookSignature.replayKey(timestamp: timestamp, body: raw)]
         // The signed body's key comes first: an unsigned header can add a key, never replace it.
         keys += [push?.idempotencyKey, request.header("Idempotency-Key")].compactMap { $0.map { "key:" + $0 } }
-        switch try await store.claimIdempotencyKeys(hook: name, keys: keys, now: services.clock.now(),
-                                                    retention: Self.idempotencyRetention, lease: claimLease) {
-        case .completed(let first)?:
+        switch try await self.keys.claim(keys, scope: name, now: services.clock.now()) {
+        case .answered(let first):
             var response = Response(status: .ok, headers: [.contentType: "application/json"],
                                     body: .init(byteBuffer: ByteBuffer(string: first)))
             response.headers.append(.init(name: .init("Idempotent-Replayed")!, value: "true"))
             return response
-        case .inProgress?:
+        case .inProgress:
             throw HeraldError(.conflict, reason: .idempotencyKeyInProgress,
                               message: "a request with this signature or idempotency key is still being handled")
-        case nil:
+        case .claimed:
             break
         }
         var reply = HookReply(pushed: false, filtered: true, results: [])
         if let push {
             do {
-                let app = try await services.existingApp(definition.app)
+                let app = try await services.directory.existingApp(definition.app)
                 let sender = PushSender(services: services, gateway: gateway)
                 if let liveActivity = push.liveActivity {
                     let target = LiveActivityTarget(tokens: push.channel == nil && !push.tokens.isEmpty ? push.tokens : nil,
@@ -138,57 +137,22 @@ struct HookRoutes {
                 reply = HookReply(pushed: true, filtered: false, results: results)
                 }
             } catch {
-                await release(keys, hook: name)
+                await self.keys.release(keys, scope: name)
                 throw error
             }
             // Cut short (the request timed out) before any push was accepted: free the keys so a
             // resend can deliver. Once something reached APNs, the keys keep the answer.
             if Task.isCancelled, !reply.results.contains(where: { $0.status == 200 }) {
-                await release(keys, hook: name)
+                await self.keys.release(keys, scope: name)
                 throw CancellationError()
             }
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let text = String(decoding: try encoder.encode(reply), as: UTF8.self)
-        try await complete(keys, hook: name, response: text)
+        // The pushes went out: were the answer lost, a resend after the claim's lease would push again.
+        try await self.keys.complete(keys, scope: name, answer: text, persisting: true)
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-
-    /// Stores the answer under the claimed keys. The pushes went out: were this lost, a resend
-    /// after the claim's lease would push again, so a failing store is tried again, with backoff,
-    /// for half the lease. In a task of its own, so a timed-out request still stores it.
-    private func complete(_ keys: [String], hook: String, response: String) async throws {
-        let (store, lease) = (self.store, claimLease)
-        try await Task {
-            try await retryingStoreCall(until: .now + .milliseconds(Int64(lease * 500))) {
-                try await store.completeIdempotencyKeys(hook: hook, keys: keys, response: response)
-            }
-        }.value
-    }
-
-    /// Frees a claim so a resend can deliver; in a task of its own, since storage refuses to
-    /// start work for a cancelled task (a timed-out request is one).
-    private func release(_ keys: [String], hook: String) async {
-        let store = self.store
-        await Task { try? await store.releaseIdempotencyKeys(hook: hook, keys: keys) }.value
-    }
-
-    private func definition(named name: String) async throws -> WebhookDefinition {
-        guard let text = try await store.hook(name: name) else {
-            throw HeraldError.notFound(.hookNotFound, "hook '\(name)' does not exist")
-        }
-        return try Self.decode(text)
-    }
-
-    static func decode(_ stored: String) throws -> WebhookDefinition {
-        try JSONDecoder().decode(WebhookDefinition.self, from: Data(stored.utf8))
-    }
-
-    static func encode(_ definition: WebhookDefinition) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(definition), as: UTF8.self)
     }
 
     static func reason(_ refusal: WebhookSignature.Refusal) -> Reason {

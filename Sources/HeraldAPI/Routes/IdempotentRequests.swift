@@ -1,8 +1,8 @@
 import Foundation
 import HeraldCore
 import HeraldCrypto
+import HeraldHooks
 import HeraldScheduler
-import HeraldStorage
 import HTTPTypes
 import Hummingbird
 import Synchronization
@@ -18,11 +18,10 @@ import Synchronization
 /// day, in the same table as the signed hooks' keys (their scopes cannot collide: a hook's name
 /// has no spaces).
 struct IdempotentRequests: Sendable {
-    let store: any HookStore
+    /// Kept a day (``retention``).
+    let keys: IdempotencyKeys
     let clock: any SchedulerClock
     let body: JSONBody
-    /// How long an unfinished claim holds before a resend may take it over.
-    let lease: TimeInterval
 
     static let retention: TimeInterval = 24 * 3600
     static let headerName = HTTPField.Name("Idempotency-Key")!
@@ -43,38 +42,30 @@ struct IdempotentRequests: Sendable {
         var request = request
         request.body = RequestBody(buffer: ByteBuffer(bytes: bytes))
         let fingerprint = SHA256.hash(Array(bytes)).map { String(format: "%02x", $0) }.joined()
-        switch try await store.claimIdempotencyKeys(hook: scope, keys: keys, now: clock.now(), retention: Self.retention,
-                                                    lease: lease) {
-        case .completed(let stored)?:
+        switch try await self.keys.claim(keys, scope: scope, now: clock.now()) {
+        case .answered(let stored):
             return try Self.replay(stored, fingerprint: fingerprint)
-        case .inProgress?:
+        case .inProgress:
             throw HeraldError(.conflict, reason: .idempotencyKeyInProgress,
                               message: "a request with this Idempotency-Key is still being handled")
-        case nil:
+        case .claimed:
             break
         }
         let response: Response
         do {
             response = try await handler(request)
         } catch {
-            await release(keys, scope: scope)
+            await self.keys.release(keys, scope: scope)
             throw error
         }
         guard (200..<300).contains(response.status.code) else {
-            await release(keys, scope: scope)
+            await self.keys.release(keys, scope: scope)
             return response
         }
         let (answer, replayable) = try await Self.collect(response)
-        let store = self.store
         let record = "\(response.status.code)\n\(fingerprint)\n" + answer
-        // In a task of its own, so a request cut short after its change still stores the answer.
-        try await Task { try await store.completeIdempotencyKeys(hook: scope, keys: keys, response: record) }.value
+        try await self.keys.complete(keys, scope: scope, answer: record)
         return replayable
-    }
-
-    private func release(_ keys: [String], scope: String) async {
-        let store = self.store
-        await Task { try? await store.releaseIdempotencyKeys(hook: scope, keys: keys) }.value
     }
 
     private static func caller(_ principal: Principal) -> String {

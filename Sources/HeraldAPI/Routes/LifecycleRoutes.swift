@@ -93,7 +93,7 @@ struct LifecycleRoutes {
         metrics.eventsReported(live: ingestion.live.count, queued: ingestion.queued)
         // A reported time zone or locale is also the device's own.
         let reported = ingestion.device.withFacts(reportedIn: ingestion.accepted)
-        if reported != ingestion.device { _ = try await services.saveDevice(reported) }
+        if reported != ingestion.device { try await services.directory.saveDevice(reported) }
         if ingestion.queued > 0, ingestion.backlog > 0 {
             sendWakePush(app: app, device: ingestion.device)
         }
@@ -103,8 +103,8 @@ struct LifecycleRoutes {
 
     private func target(_ context: HeraldRequestContext) async throws -> (App, Device) {
         let appID = try context.parameters.decoded("app")
-        let app = try await services.existingApp(appID)
-        let device = try await services.existingDevice(app: appID, id: try context.parameters.decoded("device"))
+        let app = try await services.directory.existingApp(appID)
+        let device = try await services.directory.existingDevice(app: appID, id: try context.parameters.decoded("device"))
         return (app, device)
     }
 

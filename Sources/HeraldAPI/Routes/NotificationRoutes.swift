@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDirectory
 import Hummingbird
 
 /// `/v1/apps/{app}/devices/{device}/notifications`, `/present` and `/deliveries`; and the same
@@ -43,7 +44,7 @@ struct NotificationRoutes {
         router.get("\(base)/notifications") { request, context in
             let pagination = try Pagination(request, defaultLimit: Pagination.maximumLimit)
             let device = try await device(context)
-            let notifications = try await services.store.notifications(appID: device.appID, deviceID: device.id)
+            let notifications = try await services.pending.all(of: device)
             // The store's order: by next fire date, ties in the order they were scheduled. The key
             // pads the instant (text order is time order) and then the place among its ties.
             var ties: [Int64: Int] = [:]
@@ -62,7 +63,7 @@ struct NotificationRoutes {
             let id = try context.parameters.decoded("id")
             let count = try Self.integer(request, "occurrences", default: 0, range: 0...Self.maximumPreview,
                                          reason: .invalidOccurrences)
-            guard let notification = try await services.store.notification(appID: device.appID, deviceID: device.id, id: id) else {
+            guard let notification = try await services.pending.notification(id, of: device) else {
                 throw HeraldError.notFound(.notificationNotFound, "notification '\(id)' does not exist")
             }
             var preview: [Date]?
@@ -77,7 +78,7 @@ struct NotificationRoutes {
         router.delete("\(base)/notifications/:id") { _, context in
             let device = try await device(context)
             let id = try context.parameters.decoded("id")
-            guard try await services.store.cancel(appID: device.appID, deviceID: device.id, id: id) else {
+            guard try await services.pending.cancel(id, of: device) else {
                 throw HeraldError.notFound(.notificationNotFound, "notification '\(id)' does not exist")
             }
             return Response(status: .noContent)
@@ -85,15 +86,14 @@ struct NotificationRoutes {
 
         router.delete("\(base)/notifications") { _, context in
             let device = try await device(context)
-            let count = try await services.store.cancelAll(appID: device.appID, deviceID: device.id)
+            let count = try await services.pending.cancelAll(of: device)
             return try Response.json(["cancelled": count])
         }
 
         router.get("\(base)/deliveries") { request, context in
             let pagination = try Pagination(request, defaultLimit: 50)
             let device = try await device(context)
-            let page = try await services.store.deliveries(appID: device.appID, deviceID: device.id, before: pagination.after,
-                                                           limit: pagination.limit)
+            let page = try await services.pending.deliveries(of: device, before: pagination.after, limit: pagination.limit)
             return try Response.listing(page.map(DeliveryResource.init), legacyKey: "deliveries")
         }
     }

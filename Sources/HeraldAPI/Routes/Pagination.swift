@@ -1,7 +1,6 @@
 import Foundation
 import HeraldCore
 import HeraldCrypto
-import HeraldStorage
 import Hummingbird
 
 /// A listing's `?limit=&cursor=`, and its answer `{"items": [...], "nextCursor": ...}`.

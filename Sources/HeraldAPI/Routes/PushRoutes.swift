@@ -1,7 +1,6 @@
 import Foundation
 import HeraldCore
 import HeraldPush
-import HeraldStorage
 import Hummingbird
 
 /// `POST /v1/push`: one or more pushes, each to tokens or devices, with a result per token.
@@ -91,7 +90,7 @@ struct PushRoutes {
         guard principal.mayUse(app: appID) else {
             return [refusal(HeraldError(.invalid, reason: .forbidden, message: "this key belongs to another app"), status: 403)]
         }
-        guard let app = try? await services.store.app(id: appID) else {
+        guard let app = try? await services.directory.app(id: appID) else {
             return [refusal(.appNotFound(appID), status: 404)]
         }
         if let liveActivity = entry.liveActivity {

@@ -41,7 +41,7 @@ struct PushSender {
         var others: [Device] = []
         for deviceID in devices {
             guard BroadcastChannel.name(audienceID: deviceID) == nil,
-                  let device = try? await services.store.device(appID: app.id, id: deviceID) else {
+                  let device = try? await services.directory.device(appID: app.id, id: deviceID) else {
                 results.append(Result(notification: index, device: deviceID, status: 404, reason: Reason.deviceNotFound.rawValue))
                 continue
             }
@@ -125,7 +125,7 @@ struct PushSender {
         }
         let push: APNsPush
         do {
-            let audience = try await services.existingChannel(app: app.id, name: channelName)
+            let audience = try await services.directory.existingChannel(app: app.id, name: channelName)
             let liveActivity = try unchecked.validated(for: .channel)
             try liveActivity.checkReachable(on: audience, push: app.push)
             guard let channel = audience.broadcastChannel else { return refusal(.notFound(.channelNotFound, "no channel")) }

@@ -1,7 +1,6 @@
 import Foundation
 import HeraldCore
 import HeraldDelivery
-import HeraldStorage
 import Hummingbird
 
 /// The status of the whole server, one app or one device: as JSON under `/v1/status` (what
@@ -9,8 +8,7 @@ import Hummingbird
 /// listed in ``RouteAccess``; with no keys (loopback development) open to this machine.
 struct StatusRoutes {
     let reports: StatusReports
-    let store: any OutboxStore
-    let dispatcher: FeedbackDispatcher?
+    let outbox: FeedbackOutbox
 
     /// Outbox messages the page lists.
     static let outboxLimit = 200
@@ -48,12 +46,12 @@ struct StatusRoutes {
             guard request.header(Self.pageHeader) != nil else {
                 throw HeraldError(.forbidden, reason: .notFromStatusPage, message: "send X-Herald-UI: 1, as the status page does")
             }
-            return try await FeedbackRoutes.retry(try context.parameters.decoded("id"), store: store, dispatcher: dispatcher)
+            return try await FeedbackRoutes.retry(try context.parameters.decoded("id"), in: outbox)
         }
         router.get("/ui/outbox") { request, _ in
-            var messages = try await store.outboxMessages(state: .parked, limit: Self.outboxLimit)
-            messages += try await store.outboxMessages(state: .pending, limit: Self.outboxLimit)
-            let full = await dispatcher?.fullReceivers.sorted() ?? []
+            var messages = try await outbox.messages(state: .parked, limit: Self.outboxLimit)
+            messages += try await outbox.messages(state: .pending, limit: Self.outboxLimit)
+            let full = await outbox.fullReceivers
             return try page(request, title: "Feedback outbox",
                             main: StatusPages.outbox(messages, fullReceivers: full, now: reports.clock.now()))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldStorage
 
 /// The `<main>` content of each status page, from the reports `GET /v1/status…` also serves.
