@@ -61,7 +61,7 @@ let package = Package(
         // The coalescer: device lifecycle, system events coalesced while asleep, wakes, wake
         // pushes, acknowledgements and the live event streams.
         // Who can be reached: apps, devices, channels' audiences and Live Activity tokens.
-        .target(name: "HeraldDirectory", dependencies: ["HeraldCore", "HeraldStorage", "HeraldScheduler"]),
+        .target(name: "HeraldDirectory", dependencies: ["HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldDelivery"]),
         // Signed inbound webhooks' definitions, and the idempotency keys that make resends safe.
         .target(name: "HeraldHooks", dependencies: ["HeraldCore", "HeraldStorage"]),
         .target(name: "HeraldCoalescer", dependencies: [

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldScheduler
 import HeraldStorage
 
@@ -130,3 +131,6 @@ public struct Directory: Sendable {
         try await store.createChannel(channel, appID: appID, now: clock.now())
     }
 }
+
+/// A push sent now finds its devices and channels' audiences here.
+extension Directory: PushAudiences {}

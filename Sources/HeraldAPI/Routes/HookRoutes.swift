@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldCrypto
 import HeraldHooks
 import HeraldPush
@@ -116,7 +117,7 @@ struct HookRoutes {
         if let push {
             do {
                 let app = try await services.directory.existingApp(definition.app)
-                let sender = PushSender(services: services, gateway: gateway)
+                let sender = PushSender(audiences: services.directory, gateway: gateway)
                 if let liveActivity = push.liveActivity {
                     let target = LiveActivityTarget(tokens: push.channel == nil && !push.tokens.isEmpty ? push.tokens : nil,
                                                     devices: push.channel == nil && push.tokens.isEmpty ? push.devices : nil,

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDelivery
 import HeraldPush
 import Hummingbird
 
@@ -107,7 +108,7 @@ struct PushRoutes {
         }
         guard let aps = entry.aps else { return [refusal(.invalid(.missingField, "aps is required"), status: 422)] }
 
-        let sender = PushSender(services: services, gateway: gateway)
+        let sender = PushSender(audiences: services.directory, gateway: gateway)
         let channel = Swift.Result { () throws(HeraldError) -> ChannelPush in
             try ChannelPush(type: type, aps: aps, custom: entry.data ?? [:], collapseID: entry.collapseId,
                             expiration: entry.expiration, priority: entry.priority, id: entry.id)
@@ -135,7 +136,7 @@ struct PushRoutes {
         let target = LiveActivityTarget(tokens: entry.tokens, devices: entry.devices, channel: entry.channel)
         let options = LiveActivitySendOptions(id: entry.id, collapseID: entry.collapseId, priority: entry.priority,
                                               expiration: entry.expiration, data: entry.data ?? [:])
-        return await PushSender(services: services, gateway: gateway)
+        return await PushSender(audiences: services.directory, gateway: gateway)
             .sendLiveActivity(liveActivity, app: app, to: target, options: options, index: index)
     }
 }

@@ -1,26 +1,52 @@
 import Foundation
 import HeraldCore
-import HeraldDelivery
 import HeraldPush
 
-/// Resolves push targets (tokens, or devices' addresses) and sends, one result row per target.
-/// Shared by `POST /v1/push` and signed inbound hooks. A device goes through its platform's
-/// service: APNs for ios, FCM for android, Web Push for web.
-struct PushSender {
-    let services: APIServices
-    let gateway: PushGateway
+/// Where a push sent now finds the devices and broadcast channels it names.
+public protocol PushAudiences: Sendable {
+    /// The app's stored device `id` (a channel's audience included), nil when there is none.
+    func device(appID: String, id: String) async throws -> Device?
+    /// The audience of the app's broadcast channel `name`.
+    ///
+    /// - Throws: `appNotFound`, `channelNotFound`.
+    func existingChannel(app: String, name: String) async throws -> Device
+}
+
+/// A push now: resolves its targets (tokens, or devices' addresses) and sends, one result row per
+/// target. Shared by `POST /v1/push` and signed inbound hooks. A device goes through its
+/// platform's service (``PlatformPush``): APNs for ios, FCM for android, Web Push for web.
+public struct PushSender: Sendable {
+    private let audiences: any PushAudiences
+    private let gateway: PushGateway
+
+    public init(audiences: any PushAudiences, gateway: PushGateway) {
+        self.audiences = audiences
+        self.gateway = gateway
+    }
 
     /// One row of a push answer.
-    struct Result: Encodable {
-        var notification: Int
-        var token: String?
-        var device: String?
+    public struct Result: Encodable, Sendable {
+        public var notification: Int
+        public var token: String?
+        public var device: String?
         /// A broadcast's channel, by the app's name for it.
-        var channel: String?
-        var status: Int
-        var apnsId: String?
-        var reason: String?
-        var timestamp: Int64?
+        public var channel: String?
+        public var status: Int
+        public var apnsId: String?
+        public var reason: String?
+        public var timestamp: Int64?
+
+        public init(notification: Int, token: String? = nil, device: String? = nil, channel: String? = nil, status: Int,
+                    apnsId: String? = nil, reason: String? = nil, timestamp: Int64? = nil) {
+            self.notification = notification
+            self.token = token
+            self.device = device
+            self.channel = channel
+            self.status = status
+            self.apnsId = apnsId
+            self.reason = reason
+            self.timestamp = timestamp
+        }
     }
 
     /// Sends to every target; `make` builds the push for one token (and may refuse it). It runs
@@ -33,7 +59,7 @@ struct PushSender {
     ///   - channel: the same push for android and web devices, or why it has no equivalent there.
     ///   - liveActivity: for a Live Activity push, which decides each device's token: its
     ///     push-to-start token for a start, the activity's token for an update or end.
-    func send(app: App, type: APNsPushType, tokens: [String], devices: [String], index: Int, sharedID: Bool = false,
+    public func send(app: App, type: APNsPushType, tokens: [String], devices: [String], index: Int, sharedID: Bool = false,
               channel: Swift.Result<ChannelPush, HeraldError>, liveActivity: LiveActivity? = nil,
               make: (String) throws(HeraldError) -> APNsPush) async -> [Result] {
         var targets: [(token: String, device: String?)] = tokens.map { ($0, nil) }
@@ -41,7 +67,7 @@ struct PushSender {
         var others: [Device] = []
         for deviceID in devices {
             guard BroadcastChannel.name(audienceID: deviceID) == nil,
-                  let device = try? await services.directory.device(appID: app.id, id: deviceID) else {
+                  let device = try? await audiences.device(appID: app.id, id: deviceID) else {
                 results.append(Result(notification: index, device: deviceID, status: 404, reason: Reason.deviceNotFound.rawValue))
                 continue
             }
@@ -95,7 +121,7 @@ struct PushSender {
     /// A Live Activity push now, to raw tokens, to devices (each one's push-to-start token for a
     /// start, its activity's token for an update or end), or as a broadcast on a channel; its
     /// `aps.timestamp` is this moment. Shared by `POST /v1/push` and hooks.
-    func sendLiveActivity(_ unchecked: LiveActivity, app: App, to target: LiveActivityTarget, options: LiveActivitySendOptions,
+    public func sendLiveActivity(_ unchecked: LiveActivity, app: App, to target: LiveActivityTarget, options: LiveActivitySendOptions,
                           index: Int) async -> [Result] {
         func refusal(_ error: HeraldError, status: Int = 422) -> [Result] {
             [Result(notification: index, channel: target.channel, status: status, reason: error.reason.rawValue)]
@@ -125,7 +151,7 @@ struct PushSender {
         }
         let push: APNsPush
         do {
-            let audience = try await services.directory.existingChannel(app: app.id, name: channelName)
+            let audience = try await audiences.existingChannel(app: app.id, name: channelName)
             let liveActivity = try unchecked.validated(for: .channel)
             try liveActivity.checkReachable(on: audience, push: app.push)
             guard let channel = audience.broadcastChannel else { return refusal(.notFound(.channelNotFound, "no channel")) }
@@ -183,19 +209,34 @@ struct PushSender {
 }
 
 /// Where a Live Activity push goes now: exactly one of raw tokens, devices or a channel's name.
-struct LiveActivityTarget {
-    var tokens: [String]?
-    var devices: [String]?
-    var channel: String?
+public struct LiveActivityTarget: Sendable {
+    public var tokens: [String]?
+    public var devices: [String]?
+    public var channel: String?
+
+    public init(tokens: [String]?, devices: [String]?, channel: String?) {
+        self.tokens = tokens
+        self.devices = devices
+        self.channel = channel
+    }
 }
 
 /// The headers a push's sender may choose, and the custom keys beside `aps`.
-struct LiveActivitySendOptions {
-    var id: String?
-    var collapseID: String?
-    var priority: Int?
-    var expiration: Int?
-    var data: [String: JSONValue] = [:]
+public struct LiveActivitySendOptions: Sendable {
+    public var id: String?
+    public var collapseID: String?
+    public var priority: Int?
+    public var expiration: Int?
+    public var data: [String: JSONValue]
+
+    public init(id: String? = nil, collapseID: String? = nil, priority: Int? = nil, expiration: Int? = nil,
+                data: [String: JSONValue] = [:]) {
+        self.id = id
+        self.collapseID = collapseID
+        self.priority = priority
+        self.expiration = expiration
+        self.data = data
+    }
 }
 
 extension PushSender.Result {
