@@ -62,8 +62,11 @@ let package = Package(
         // pushes, acknowledgements and the live event streams.
         // Who can be reached: apps, devices, channels' audiences and Live Activity tokens.
         .target(name: "HeraldDirectory", dependencies: ["HeraldCore", "HeraldStorage", "HeraldScheduler", "HeraldDelivery"]),
-        // Signed inbound webhooks' definitions, and the idempotency keys that make resends safe.
-        .target(name: "HeraldHooks", dependencies: ["HeraldCore", "HeraldStorage"]),
+        // Signed inbound webhooks: their definitions, the intake of a verified request, and the
+        // idempotency keys that make resends safe.
+        .target(name: "HeraldHooks", dependencies: [
+            "HeraldCore", "HeraldStorage", "HeraldDelivery", "HeraldDirectory", "HeraldPush",
+        ]),
         .target(name: "HeraldCoalescer", dependencies: [
             "HeraldCore", "HeraldStorage", "HeraldDelivery", "HeraldPush",
             .product(name: "Logging", package: "swift-log"),

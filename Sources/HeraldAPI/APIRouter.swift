@@ -109,10 +109,11 @@ public enum APIRouter {
             clock: clock, body: services.body)
         PushRoutes(services: services, gateway: gateway, maximumBatch: settings.maxPushBatch, idempotency: idempotency)
             .register(on: router)
-        HookRoutes(services: services, hooks: HookDefinitions(store: store),
-                   keys: IdempotencyKeys(store: store, retention: HookRoutes.idempotencyRetention, lease: lease),
-                   gateway: gateway, defaultTolerance: settings.hookToleranceSeconds,
-                   maxTokensPerRequest: settings.hookMaxTokensPerRequest).register(on: router)
+        let intake = HookIntake(directory: services.directory,
+                                keys: IdempotencyKeys(store: store, retention: HookRoutes.idempotencyRetention, lease: lease),
+                                gateway: gateway, maxTargets: settings.hookMaxTokensPerRequest)
+        HookRoutes(services: services, hooks: HookDefinitions(store: store), intake: intake,
+                   defaultTolerance: settings.hookToleranceSeconds).register(on: router)
         let outbox = FeedbackOutbox(store: store, dispatcher: feedback)
         FeedbackRoutes(outbox: outbox).register(on: router)
         var backup: (@Sendable (String) async throws -> BackupReport)?

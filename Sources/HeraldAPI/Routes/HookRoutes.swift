@@ -1,9 +1,7 @@
 import Foundation
 import HeraldCore
-import HeraldDelivery
 import HeraldCrypto
 import HeraldHooks
-import HeraldPush
 import Hummingbird
 
 /// Signed inbound webhooks: `POST /v1/hooks/{name}` turns another system's JSON into a push.
@@ -12,12 +10,9 @@ import Hummingbird
 struct HookRoutes {
     let services: APIServices
     let hooks: HookDefinitions
-    /// A request's signed message and idempotency keys, kept ``idempotencyRetention``.
-    let keys: IdempotencyKeys
-    let gateway: PushGateway
+    /// What a request whose signature holds turns into.
+    let intake: HookIntake
     let defaultTolerance: Int
-    /// The most tokens and devices one request's push may fan out to.
-    let maxTokensPerRequest: Int
 
     /// How long an idempotency key or a signed message is remembered: at least the longest
     /// signature tolerance (``WebhookDefinition/maximumToleranceSeconds``), so no replay outlives it.
@@ -62,10 +57,10 @@ struct HookRoutes {
         }
     }
 
-    /// Verifies, renders and sends one signed request. Every accepted request is remembered by its
-    /// signed message and by its idempotency keys (the template's key from the signed body, and
-    /// an `Idempotency-Key` header as one more key), so a replay or a resend pushes nothing and
-    /// gets the first answer again with `Idempotent-Replayed: true`.
+    /// Verifies one signed request and hands it to the intake (``HookIntake``). Every accepted
+    /// request is remembered by its signed message and by its idempotency keys (the template's
+    /// key from the signed body, and an `Idempotency-Key` header as one more key), so a replay or
+    /// a resend pushes nothing and gets the first answer again with `Idempotent-Replayed: true`.
     private func receive(_ request: Request, name: String) async throws -> Response {
         let definition = try await hooks.definition(named: name)
         let raw = Array(try await services.body.bytes(of: request))
@@ -84,76 +79,17 @@ struct HookRoutes {
         } catch {
             throw HeraldError.badRequest(.invalidJSON, "the hook body is not valid JSON")
         }
-        let push = try definition.template.apply(to: body)
-        if let push {
-            let targets = push.tokens.count + push.devices.count
-            guard targets <= maxTokensPerRequest else {
-                throw HeraldError(.tooLarge, reason: .tooManyTokens,
-                                  message: "the hook's push names \(targets) tokens and devices; hooks.maxTokensPerRequest is \(maxTokensPerRequest)")
-            }
-            // The payload is the same for every token: refuse it once, before anything is claimed.
-            if let liveActivity = push.liveActivity {
-                _ = try liveActivity.validated(for: push.channel == nil ? .device : .channel).checkedPayload(custom: push.data)
-            } else {
-                _ = try APNsPush.checkedPayload(type: push.type, aps: push.aps, custom: push.data)
-            }
+        let answer = try await intake.receive(body, definition: definition,
+                                              messageKey: WebhookSignature.replayKey(timestamp: timestamp, body: raw),
+                                              requestKey: request.header("Idempotency-Key"))
+        let (text, replayed) = switch answer {
+        case .answered(let text): (text, false)
+        case .replayed(let first): (first, true)
         }
-        var keys = ["signature:" + WebhookSignature.replayKey(timestamp: timestamp, body: raw)]
-        // The signed body's key comes first: an unsigned header can add a key, never replace it.
-        keys += [push?.idempotencyKey, request.header("Idempotency-Key")].compactMap { $0.map { "key:" + $0 } }
-        switch try await self.keys.claim(keys, scope: name, now: services.clock.now()) {
-        case .answered(let first):
-            var response = Response(status: .ok, headers: [.contentType: "application/json"],
-                                    body: .init(byteBuffer: ByteBuffer(string: first)))
-            response.headers.append(.init(name: .init("Idempotent-Replayed")!, value: "true"))
-            return response
-        case .inProgress:
-            throw HeraldError(.conflict, reason: .idempotencyKeyInProgress,
-                              message: "a request with this signature or idempotency key is still being handled")
-        case .claimed:
-            break
-        }
-        var reply = HookReply(pushed: false, filtered: true, results: [])
-        if let push {
-            do {
-                let app = try await services.directory.existingApp(definition.app)
-                let sender = PushSender(audiences: services.directory, gateway: gateway)
-                if let liveActivity = push.liveActivity {
-                    let target = LiveActivityTarget(tokens: push.channel == nil && !push.tokens.isEmpty ? push.tokens : nil,
-                                                    devices: push.channel == nil && push.tokens.isEmpty ? push.devices : nil,
-                                                    channel: push.channel)
-                    let results = await sender.sendLiveActivity(liveActivity, app: app, to: target,
-                                                                options: LiveActivitySendOptions(collapseID: push.collapseID, data: push.data),
-                                                                index: 0)
-                    reply = HookReply(pushed: true, filtered: false, results: results)
-                } else {
-                let channel = Swift.Result { () throws(HeraldError) -> ChannelPush in
-                    try ChannelPush(type: push.type, aps: push.aps, custom: push.data, collapseID: push.collapseID)
-                }
-                let results = await sender.send(app: app, type: push.type, tokens: push.tokens, devices: push.devices,
-                                                index: 0, channel: channel) { token throws(HeraldError) in
-                    try APNsPush(token: token, type: push.type, bundleID: app.id, collapseID: push.collapseID,
-                                 aps: push.aps, custom: push.data)
-                }
-                reply = HookReply(pushed: true, filtered: false, results: results)
-                }
-            } catch {
-                await self.keys.release(keys, scope: name)
-                throw error
-            }
-            // Cut short (the request timed out) before any push was accepted: free the keys so a
-            // resend can deliver. Once something reached APNs, the keys keep the answer.
-            if Task.isCancelled, !reply.results.contains(where: { $0.status == 200 }) {
-                await self.keys.release(keys, scope: name)
-                throw CancellationError()
-            }
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let text = String(decoding: try encoder.encode(reply), as: UTF8.self)
-        // The pushes went out: were the answer lost, a resend after the claim's lease would push again.
-        try await self.keys.complete(keys, scope: name, answer: text, persisting: true)
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        var response = Response(status: .ok, headers: [.contentType: "application/json"],
+                                body: .init(byteBuffer: ByteBuffer(string: text)))
+        if replayed { response.headers.append(.init(name: .init("Idempotent-Replayed")!, value: "true")) }
+        return response
     }
 
     static func reason(_ refusal: WebhookSignature.Refusal) -> Reason {
@@ -175,13 +111,6 @@ struct HookRoutes {
         @unknown default: return "the signature was refused"
         }
     }
-}
-
-/// The answer to an inbound hook.
-struct HookReply: Encodable {
-    var pushed: Bool
-    var filtered: Bool
-    var results: [PushSender.Result]
 }
 
 /// A hook definition as the API shows it: secrets are never echoed.
