@@ -22,7 +22,7 @@ public actor SchedulerEngine: Service {
         public var batchWindow: TimeInterval
         /// An occurrence firing more than this after its instant is marked late.
         public var lateAfter: TimeInterval
-        /// Upper bound on one batch, so a huge backlog is worked through in bounded steps.
+        /// Upper bound on one claim, so a huge backlog is worked through in bounded steps.
         public var maximumBatch: Int
 
         public init(batchWindow: TimeInterval = 0.002, lateAfter: TimeInterval = 1, maximumBatch: Int = 5_000) {
@@ -191,8 +191,6 @@ public actor SchedulerEngine: Service {
         let from = floor == .max ? nil : floor
         unfinishedFloor = from
         let depth = continuing ? max(1, store.concurrentClaims) : 1
-        // Claims in flight together share the batch: each is cut short sooner, so the next
-        // starts while the store still works on the one before.
         let request = ClaimRequest(from: from.map { Date(millisecondsSince1970: $0 - Self.floorMargin) },
                                    window: window, limit: configuration.maximumBatch)
         var fired = 0
