@@ -88,7 +88,7 @@ public enum APIRouter {
             metrics: metrics,
             limiter: RateLimiter(ratePerSecond: settings.ratePerSecond, burst: settings.rateBurst),
             hookLimiter: RateLimiter(ratePerSecond: settings.hookRatePerSecond, burst: settings.hookRateBurst),
-            timeout: .milliseconds(settings.requestTimeoutMilliseconds)))
+            deadlines: RequestDeadlines(timeout: .milliseconds(settings.requestTimeoutMilliseconds))))
         let services = APIServices(directory: Directory(store: store, engine: engine, clock: clock),
                                    scheduling: Scheduling(store: store, arm: { [engine] in await engine.arm($0) }),
                                    pending: PendingNotifications(store: store), engine: engine,

@@ -49,9 +49,9 @@ public struct HookIntake: Sendable {
             }
             // The payload is the same for every token: refuse it once, before anything is claimed.
             if let liveActivity = push.liveActivity {
-                _ = try liveActivity.validated(for: push.channel == nil ? .device : .channel).checkedPayload(custom: push.data)
+                _ = try liveActivity.validated(for: push.channel == nil ? .device : .channel).checkPayload(custom: push.data)
             } else {
-                _ = try APNsPush.checkedPayload(type: push.type, aps: push.aps, custom: push.data)
+                try APNsPush.checkPayload(type: push.type, aps: push.aps, custom: push.data)
             }
         }
         let scope = definition.name

@@ -18,7 +18,8 @@ struct AccessMiddleware: RouterMiddleware {
     let limiter: RateLimiter
     /// One bucket per inbound hook: hooks take no API key, so their own name is the bucket.
     let hookLimiter: RateLimiter
-    let timeout: Duration
+    /// The request timeout.
+    let deadlines: RequestDeadlines
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let access = RouteAccess(method: request.method, template: context.endpointPath)
@@ -118,27 +119,21 @@ struct AccessMiddleware: RouterMiddleware {
         return response
     }
 
-    /// Runs the route, answering 503 `requestTimeout` if it takes longer than `timeout`.
+    /// Runs the route, answering 503 `requestTimeout` if it takes longer than the deadlines'
+    /// timeout: the route runs in a task of its own, which its deadline cancels.
     private func withTimeout(_ request: Request, _ context: Context,
                              _ next: (Request, Context) async throws -> Response) async throws -> Response {
-        let timeout = self.timeout
-        return try await withoutActuallyEscaping(next) { next in
-            // The route runs exactly once, in the child task, while this task waits for the group.
+        try await withoutActuallyEscaping(next) { next in
+            // The route runs exactly once, in `work`, which this call awaits before it returns.
             nonisolated(unsafe) let route = next
-            return try await withThrowingTaskGroup(of: Response?.self) { group in
-                group.addTask { try await route(request, context) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                guard let first = try await group.next() else { throw CancellationError() }
-                group.cancelAll()
-                guard let response = first else {
-                    throw APIError(status: .serviceUnavailable, reason: .requestTimeout,
-                                   message: "the request took longer than \(timeout)")
-                }
-                return response
+            let work = Task { try await route(request, context) }
+            let armed = deadlines.arm { work.cancel() }
+            let result = await withTaskCancellationHandler { await work.result } onCancel: { work.cancel() }
+            guard deadlines.disarm(armed) else {
+                throw APIError(status: .serviceUnavailable, reason: .requestTimeout,
+                               message: "the request took longer than \(deadlines.timeout)")
             }
+            return try result.get()
         }
     }
 }

@@ -50,9 +50,7 @@ struct NotificationBody: Decodable {
         let content = NotificationContent(alert: .init(title: alert.title, subtitle: alert.subtitle, body: body),
                                           sound: sound, badge: badge, category: category, threadId: threadId,
                                           userInfo: userInfo)
-        // The alert push it becomes must fit APNs' limit (and the device's own service's, when
-        // that is another), checked now rather than when it fires.
-        _ = try content.alertPayload()
+        // The alert push it becomes must fit, checked now rather than when it fires.
         try content.checkFits(platform, notificationID: notificationID)
         return content
     }
@@ -72,7 +70,6 @@ struct NotificationBody: Decodable {
                            "a notification has alert (with sound, badge, category, threadId) or liveActivity, not both")
         }
         let content = NotificationContent(liveActivity: try body.liveActivity(for: audience), userInfo: userInfo)
-        _ = try content.alertPayload()
         try content.checkFits(platform, notificationID: notificationID)
         return content
     }

@@ -124,10 +124,9 @@ public struct APNsPush: Hashable, Sendable {
     /// The JSON body a push of `type` would carry, refused when APNs would refuse it: an `aps`
     /// key among the custom keys (`invalidData`), or more bytes than the type allows
     /// (`payloadTooLarge`, naming the size and the limit). Every path that accepts content for a
-    /// push (send, schedule, present, hook) checks it here.
+    /// push (send, schedule, present, hook) checks it here or with ``checkPayload(type:aps:custom:)``.
     public static func checkedPayload(type: APNsPushType, aps: APS, custom: [String: JSONValue]) throws(HeraldError) -> Data {
-        guard custom["aps"] == nil else { throw .invalid(.invalidData, "custom data cannot use the key \"aps\"") }
-        try type.checkRules(of: aps)
+        try checkRules(type: type, aps: aps, custom: custom)
         let body = try encode(aps: aps, custom: custom)
         guard body.count <= type.maximumPayloadBytes else {
             throw .invalid(.payloadTooLarge, "payload is \(body.count) bytes; \(type.rawValue) pushes allow \(type.maximumPayloadBytes)")
@@ -135,24 +134,42 @@ public struct APNsPush: Hashable, Sendable {
         return body
     }
 
-    static func encode(aps: APS, custom: [String: JSONValue]) throws(HeraldError) -> Data {
-        struct Body: Encodable {
-            var aps: APS
-            var custom: [String: JSONValue]
-
-            struct Key: CodingKey {
-                var stringValue: String
-                var intValue: Int? { nil }
-                init(stringValue: String) { self.stringValue = stringValue }
-                init?(intValue: Int) { nil }
-            }
-
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: Key.self)
-                try container.encode(aps, forKey: Key(stringValue: "aps"))
-                for (key, value) in custom { try container.encode(value, forKey: Key(stringValue: key)) }
-            }
+    /// Refuses what ``checkedPayload(type:aps:custom:)`` refuses, for a path that keeps no bytes
+    /// (a schedule, a hook's dry check): the payload is encoded only when its size bound
+    /// (``JSONSizeBound``) is over the limit, which most content is far from.
+    public static func checkPayload(type: APNsPushType, aps: APS, custom: [String: JSONValue]) throws(HeraldError) {
+        if let bound = JSONSizeBound.bytes(of: Body(aps: aps, custom: custom)), bound <= type.maximumPayloadBytes {
+            try checkRules(type: type, aps: aps, custom: custom)
+        } else {
+            _ = try checkedPayload(type: type, aps: aps, custom: custom)
         }
+    }
+
+    private static func checkRules(type: APNsPushType, aps: APS, custom: [String: JSONValue]) throws(HeraldError) {
+        guard custom["aps"] == nil else { throw .invalid(.invalidData, "custom data cannot use the key \"aps\"") }
+        try type.checkRules(of: aps)
+    }
+
+    /// The body: `aps` beside the custom keys.
+    private struct Body: Encodable {
+        var aps: APS
+        var custom: [String: JSONValue]
+
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(aps, forKey: Key(stringValue: "aps"))
+            for (key, value) in custom { try container.encode(value, forKey: Key(stringValue: key)) }
+        }
+    }
+
+    static func encode(aps: APS, custom: [String: JSONValue]) throws(HeraldError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {

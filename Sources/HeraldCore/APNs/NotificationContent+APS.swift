@@ -12,10 +12,10 @@ extension NotificationContent {
 }
 
 extension NotificationContent {
-    /// The push this content becomes when it fires, as bytes; refused now if APNs would refuse
-    /// it then (`payloadTooLarge`, `invalidData`), so nothing undeliverable is stored.
-    public func alertPayload() throws(HeraldError) -> Data {
-        if let liveActivity { return try liveActivity.checkedPayload(custom: userInfo ?? [:]) }
-        return try APNsPush.checkedPayload(type: .alert, aps: aps, custom: userInfo ?? [:])
+    /// Refuses this content now if APNs would refuse the push it becomes when it fires
+    /// (`payloadTooLarge`, `invalidData`), so nothing undeliverable is stored.
+    public func checkAlertPayload() throws(HeraldError) {
+        if let liveActivity { return try liveActivity.checkPayload(custom: userInfo ?? [:]) }
+        try APNsPush.checkPayload(type: .alert, aps: aps, custom: userInfo ?? [:])
     }
 }

@@ -99,20 +99,23 @@ public struct ChannelPush: Hashable, Sendable {
 }
 
 extension NotificationContent {
-    /// Refuses content whose push on `platform` would be over that service's limit
-    /// (`payloadTooLarge`), so nothing undeliverable is stored. The occurrence ids it will carry
-    /// (`<notificationID>#<index>`) are counted with a ten-digit index.
+    /// Refuses content whose push would be over APNs' limit, or on `platform` over that
+    /// service's (`payloadTooLarge`), so nothing undeliverable is stored. The occurrence ids it
+    /// will carry (`<notificationID>#<index>`) are counted with a ten-digit index.
     public func checkFits(_ platform: Platform, notificationID: String) throws(HeraldError) {
+        try checkAlertPayload()
         if liveActivity != nil, platform != .ios {
             throw .invalid(.liveActivityNotForPlatform, "Live Activities run on iOS; this is a \(platform.rawValue) installation")
         }
-        let push = ChannelPush(content: self, occurrenceID: Occurrence.id(notificationID: notificationID, index: 1_000_000_000))
+        func push() -> ChannelPush {
+            ChannelPush(content: self, occurrenceID: Occurrence.id(notificationID: notificationID, index: 1_000_000_000))
+        }
         switch platform {
-        case .ios: _ = try alertPayload()
-        case .android: _ = try FCMMessage(token: "t", push: push, now: Date())
+        case .ios: return
+        case .android: _ = try FCMMessage(token: "t", push: push(), now: Date())
         case .web:
             let placeholder = WebPushSubscription(endpoint: "https://push.invalid/", keys: .init(p256dh: "", auth: ""))
-            _ = try WebPushMessage(subscription: placeholder, push: push, now: Date())
+            _ = try WebPushMessage(subscription: placeholder, push: push(), now: Date())
         }
     }
 }

@@ -126,10 +126,10 @@ public struct LiveActivity: Codable, Hashable, Sendable {
         return aps
     }
 
-    /// The payload's bytes, refused now if APNs would refuse them when sent (`payloadTooLarge`).
-    public func checkedPayload(custom: [String: JSONValue]) throws(HeraldError) -> Data {
+    /// Refuses the payload now if APNs would refuse it when sent (`payloadTooLarge`).
+    public func checkPayload(custom: [String: JSONValue]) throws(HeraldError) {
         // A ten-digit timestamp: the size the payload will have when it is sent.
-        try APNsPush.checkedPayload(type: .liveactivity, aps: aps(timestamp: 1_000_000_000), custom: custom)
+        try APNsPush.checkPayload(type: .liveactivity, aps: aps(timestamp: 1_000_000_000), custom: custom)
     }
 }
 

@@ -94,8 +94,8 @@ struct LiveActivityPushTests {
     @Test("A Live Activity payload over 4096 bytes is refused when scheduled, not when it fires")
     func payloadLimit() {
         let big = start { $0.attributes = .object(["blob": .string(String(repeating: "x", count: 4100))]) }
-        #expect(refusal { _ = try NotificationContent(liveActivity: big).alertPayload() } == "payloadTooLarge")
-        #expect(refusal { _ = try NotificationContent(liveActivity: start()).alertPayload() } == nil)
+        #expect(refusal { try NotificationContent(liveActivity: big).checkAlertPayload() } == "payloadTooLarge")
+        #expect(refusal { try NotificationContent(liveActivity: start()).checkAlertPayload() } == nil)
     }
 
     @Test("A broadcast goes to /4/broadcasts/apps/{bundle} with apns-channel-id and the liveactivity topic")
