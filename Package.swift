@@ -127,6 +127,9 @@ let package = Package(
             "HeraldCrypto", "HeraldHTTP2", "HeraldDelivery", "HeraldCoalescer", "HeraldPostgres",
             // A real PostgreSQL for the cluster benchmark, started as the tests start theirs.
             "HeraldTestSupport",
+            // The schedule floor: the same route on the same stack, with none of Herald.
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ], path: "Benchmarks/HeraldBenchmarks"),
         // Helpers shared by the test suites (they run in one process): certificate lookup, polling,
         // free ports, child processes, an SSE client, device tokens, a real PostgreSQL server, and

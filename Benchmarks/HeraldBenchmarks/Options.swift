@@ -67,6 +67,8 @@ struct Options: Sendable {
     var eventsScript = "Benchmarks/wrk/events.lua"
     /// For `postgres-schedule`: the wrk script that posts schedules (wrk/schedule.lua).
     var wrkScript = "Benchmarks/wrk/schedule.lua"
+    /// For `schedule-floor`: the PostgreSQL database it serves from.
+    var url = ""
 
     static let usage = """
         usage: herald-bench [all|arming|firing] [--notifications N] [--devices N] [--burst N]
@@ -90,6 +92,7 @@ struct Options: Sendable {
                herald-bench coalesce-http --port P --server-pid PID --data-dir DIR [--server-label TEXT]
                                           [--event-devices N] [--events N] [--wakes N] [--http-seconds N]
                                           [--events-script FILE] [--scratch DIR]
+               herald-bench schedule-floor --url URL
                herald-bench sandbox [--certs DIR]
                herald-bench table --rows FILE
         The benchmarks print one tab-separated line per result, each starting with ROW; progress
@@ -149,6 +152,7 @@ struct Options: Sendable {
             case "--server-label": serverLabel = value
             case "--events-script": eventsScript = value
             case "--wrk-script": wrkScript = value
+            case "--url": url = value
             default: throw OptionsError("unknown flag \(flag)")
             }
         }

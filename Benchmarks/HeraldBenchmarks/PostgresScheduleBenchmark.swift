@@ -55,17 +55,50 @@ enum PostgresScheduleBenchmark {
         let posts = try Wrk.run(url: base, seconds: options.seconds, connections: clients, script: wrkScript,
                                 scriptArguments: [String(options.devices), String(Wrk.threads)])
         HeraldNode.stop(node)
+        progress("postgres-schedule: the schedule floor (Hummingbird + postgres-nio, no Herald) for \(options.seconds) s")
+        let bare = try floorServer(url: url, scratch: scratch) { base in
+            try Wrk.run(url: base, seconds: options.seconds, connections: clients, script: wrkScript,
+                        scriptArguments: [String(options.devices), String(Wrk.threads)])
+        }
         progress("postgres-schedule: pgbench, \(clients) clients, for \(options.seconds) s")
         let floor = try pgbench(url: url, devices: options.devices, seconds: options.seconds, scratch: scratch)
 
         let failed = posts.non2xx + posts.socketErrors
         let ratio = posts.rate / floor
         return [ResultRow(
+            benchmark: "schedule floor: the same route on Hummingbird + postgres-nio, no Herald (one read, one guarded write)",
+            measured: "\(Format.grouped(Int(bare.rate))) POST/s (non-2xx \(bare.non2xx), socket errors \(bare.socketErrors))",
+            reference: "\(Format.grouped(Int(floor))) tx/s pgbench (the row below)",
+            ratio: bare.rate / floor, goal: "— (what Herald could reach at best on this stack)"), ResultRow(
             benchmark: "schedule POST via HTTP, one PostgreSQL node (herald serve, \(clients) connections, \(Format.grouped(options.devices)) devices)",
             measured: "\(Format.grouped(Int(posts.rate))) POST/s (non-2xx \(posts.non2xx), socket errors \(posts.socketErrors); /healthz \(Format.grouped(Int(health.rate))) GET/s)",
             reference: "\(Format.grouped(Int(floor))) tx/s pgbench, \(clients) clients: lock the device, count its pending, insert, commit",
             ratio: ratio, goal: "≥ \(Format.ratio(goal)), non-2xx ≈ 0",
             met: ratio >= goal && posts.requests > 0 && failed * 1000 <= posts.requests)]
+    }
+
+    /// Runs `body` against `herald-bench schedule-floor` (this executable) serving `url`.
+    static func floorServer(url: String, scratch: ScratchDirectory, _ body: (String) throws -> Wrk.Result) throws -> Wrk.Result {
+        let output = "\(scratch.path)/floor.out"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["schedule-floor", "--url", url]
+        process.standardOutput = FileHandle(forWritingAtPath: output)
+        process.standardError = FileHandle(forWritingAtPath: "\(scratch.path)/floor.log")
+        try process.run()
+        defer { HeraldNode.stop(process) }
+        for _ in 0..<600 {
+            if let text = try? String(contentsOfFile: output, encoding: .utf8),
+               let range = text.range(of: ScheduleFloorServer.marker),
+               let port = Int(text[range.upperBound...].prefix { $0.isNumber }) {
+                return try body("http://127.0.0.1:\(port)")
+            }
+            guard process.isRunning else { break }
+            usleep(50_000)
+        }
+        let log = (try? String(contentsOfFile: "\(scratch.path)/floor.log", encoding: .utf8)) ?? ""
+        throw OptionsError("the schedule floor did not start: \(log.suffix(500))")
     }
 
     /// The floor's transactions per second: pgbench's own count, connections excluded.

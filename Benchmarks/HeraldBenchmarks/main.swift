@@ -48,6 +48,8 @@ do {
         for row in try await CoalescerBenchmark.run(options) { row.emit() }
     case "coalesce-http":
         for row in try await CoalescerHTTPBenchmark.run(options) { row.emit() }
+    case "schedule-floor":
+        try await ScheduleFloorServer.serve(url: options.url)
     case "sandbox":
         try await SandboxProcess.serve(certificates: options.certificates)
     case "table":

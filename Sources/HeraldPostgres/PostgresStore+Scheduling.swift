@@ -3,12 +3,13 @@ import HeraldCore
 import HeraldStorage
 import PostgresNIO
 
-/// ``ScheduleStore`` on PostgreSQL: two prepared statements, two round trips, no lock held in
-/// between. The snapshot is one read; the plan is one statement that commits by itself, guarded by
-/// the device's pending version. When another schedule for the device moved it meanwhile, nothing
-/// was written, and the plan is decided again in a transaction that holds the device's row lock
-/// (schedules racing for one device take turns instead of retrying each other out). The stored
-/// instant is then announced to the other nodes in a batch (``ArmingAnnouncer``), not in the write.
+/// ``ScheduleStore`` on PostgreSQL: two prepared statements, two round trips on one pooled
+/// connection, no lock held in between. The snapshot is one read; the plan is one statement that
+/// commits by itself, guarded by the device's pending version. When another schedule for the
+/// device moved it meanwhile, nothing was written, and the plan is decided again in a transaction
+/// that holds the device's row lock (schedules racing for one device take turns instead of
+/// retrying each other out). The stored instant is then announced to the other nodes in a batch
+/// (``ArmingAnnouncer``), not in the write.
 extension PostgresStore {
     public func scheduleSnapshot(appID: String, deviceID: String) async throws -> ScheduleSnapshot {
         try await read { connection in try await self.scheduleSnapshot(connection, appID: appID, deviceID: deviceID) }
@@ -16,12 +17,21 @@ extension PostgresStore {
 
     public func schedule(appID: String, deviceID: String,
                          decide: @escaping @Sendable (ScheduleSnapshot) throws -> SchedulePlan) async throws -> ScheduleWrite {
-        let snapshot = try await scheduleSnapshot(appID: appID, deviceID: deviceID)
-        let plan = try decide(snapshot)
-        let optimistic = try await statement("schedule") { connection in try await self.apply(plan, on: connection) }
+        // The read and the guarded write share one pooled connection (one lease, not two).
+        let optimistic: Result<ScheduleWrite?, any Error> = try await statement("schedule") { connection in
+            let snapshot = try await self.scheduleSnapshot(connection, appID: appID, deviceID: deviceID)
+            let plan: SchedulePlan
+            do {
+                plan = try decide(snapshot)
+            } catch {
+                return .failure(error)
+            }
+            guard let armed = try await self.apply(plan, on: connection) else { return .success(nil) }
+            return .success(ScheduleWrite(snapshot: snapshot, plan: plan, armed: armed.entry))
+        }
         let written: ScheduleWrite
-        if let armed = optimistic {
-            written = ScheduleWrite(snapshot: snapshot, plan: plan, armed: armed.entry)
+        if let done = try optimistic.get() {
+            written = done
         } else {
             // What `decide` throws comes out as it is, not as a store fault.
             let locked: Result<ScheduleWrite, any Error> = try await transaction("schedule") { connection in
@@ -92,6 +102,8 @@ extension PostgresStore {
 /// keys, in key order), in one row; the device columns are NULL when the app has no such device,
 /// and there is no row when there is no such app.
 struct ScheduleSnapshotQuery: PostgresPreparedStatement {
+    /// Named here: postgres-nio's default name reflects the type's name on every call.
+    static let name = "herald_schedule_snapshot"
     static let deviceOffset = 6
     static let sql = """
         SELECT a.id, a.overflow, a.push, a.custom_kinds, a.fcm, a.web_push, \(PostgresStore.deviceColumns),
@@ -125,6 +137,7 @@ struct ScheduleSnapshotQuery: PostgresPreparedStatement {
 /// snapshot's, and only then evict, record the feedback, and store. Returns (1, key) when written,
 /// (0, NULL) when the version had moved.
 struct ScheduleWriteStatement: PostgresPreparedStatement {
+    static let name = "herald_schedule_write"
     static let sql = """
         WITH bumped AS (
             UPDATE device SET pending_version = pending_version + 1
