@@ -128,8 +128,10 @@ let package = Package(
             // A real PostgreSQL for the cluster benchmark, started as the tests start theirs.
             "HeraldTestSupport",
             // The schedule floor: the same route on the same stack, with none of Herald.
+            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], path: "Benchmarks/HeraldBenchmarks"),
         // Helpers shared by the test suites (they run in one process): certificate lookup, polling,
         // free ports, child processes, an SSE client, device tokens, a real PostgreSQL server, and

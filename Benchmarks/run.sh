@@ -279,6 +279,39 @@ schedule_benchmark() {
 schedule_benchmark normal "WAL + synchronous=NORMAL (default; survives kill -9)" 0.3
 schedule_benchmark full "WAL + HERALD_STORAGE_SYNCHRONOUS=full (survives power loss)" 0
 
+# schedule_floor_benchmark: the same route on Hummingbird + GRDB with none of Herald
+# (`herald-bench schedule-floor`), beside its own /healthz: what the NORMAL row could reach at
+# best on this stack.
+schedule_floor_benchmark() {
+  local out=$WORK/floor.out log=$WORK/floor.log port="" h_rps p_rps p_total p_non2xx p_errors
+  "$BIN/herald-bench" schedule-floor --data-dir "$WORK/floor" --devices "$HTTP_DEVICES" >"$out" 2>"$log" &
+  SERVER_PID=$!
+  for _ in $(seq 1 600); do
+    port=$(sed -n 's|^schedule floor listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$out")
+    [[ -n $port ]] && break
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  [[ -n $port ]] || { say "FAILED: the schedule floor did not start: $(tail -c 300 "$log")"; stop_server; exit 1; }
+  say "HTTP: the schedule floor (Hummingbird + GRDB, no Herald): wrk GET /healthz, then POST, ${HTTP_SECONDS}s each"
+  read -r h_rps _ _ _ <<<"$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${HTTP_SECONDS}s" "http://127.0.0.1:$port/healthz" | wrk_numbers)"
+  read -r p_rps p_total p_non2xx p_errors <<<"$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${HTTP_SECONDS}s" \
+    -s "$ROOT/Benchmarks/wrk/schedule.lua" "http://127.0.0.1:$port" -- "$HTTP_DEVICES" "$WRK_THREADS" | wrk_numbers)"
+  stop_server
+  ((p_total > 0)) || { say "FAILED: wrk sent no schedule to the floor"; exit 1; }
+  awk -v OFS='\t' -v post="$p_rps" -v health="$h_rps" -v total="$p_total" -v bad="$((p_non2xx + p_errors))" '
+    function group(x,   s, r) { s = sprintf("%.0f", x); r = ""
+      while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) }
+      return s r }
+    BEGIN {
+      print "ROW", "schedule floor: the same route on Hummingbird + GRDB, no Herald (a write transaction each, WAL + synchronous=NORMAL)",
+        group(post) " POST/s (non-2xx or socket errors " bad " of " group(total) ")",
+        group(health) " GET/s /healthz, same floor server", sprintf("%.2f×", post / health),
+        "— (what the NORMAL row could reach at best on this stack)", "n/a"
+    }' >>"$ROWS"
+}
+schedule_floor_benchmark
+
 # ---- HTTP coalescer benchmark --------------------------------------------------------------
 # A fresh server; herald-bench registers the asleep devices, sends the events, reads the
 # server's memory (by pid) and store (by data dir), runs wrk (wrk/events.lua), and times wakes.

@@ -67,7 +67,7 @@ struct Options: Sendable {
     var eventsScript = "Benchmarks/wrk/events.lua"
     /// For `postgres-schedule`: the wrk script that posts schedules (wrk/schedule.lua).
     var wrkScript = "Benchmarks/wrk/schedule.lua"
-    /// For `schedule-floor`: the PostgreSQL database it serves from.
+    /// For `schedule-floor`: the PostgreSQL database it serves from (else `--data-dir`: SQLite).
     var url = ""
 
     static let usage = """
@@ -92,7 +92,7 @@ struct Options: Sendable {
                herald-bench coalesce-http --port P --server-pid PID --data-dir DIR [--server-label TEXT]
                                           [--event-devices N] [--events N] [--wakes N] [--http-seconds N]
                                           [--events-script FILE] [--scratch DIR]
-               herald-bench schedule-floor --url URL
+               herald-bench schedule-floor (--url URL | --data-dir DIR [--devices N])
                herald-bench sandbox [--certs DIR]
                herald-bench table --rows FILE
         The benchmarks print one tab-separated line per result, each starting with ROW; progress

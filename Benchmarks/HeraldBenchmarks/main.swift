@@ -49,7 +49,7 @@ do {
     case "coalesce-http":
         for row in try await CoalescerHTTPBenchmark.run(options) { row.emit() }
     case "schedule-floor":
-        try await ScheduleFloorServer.serve(url: options.url)
+        try await ScheduleFloorServer.serve(options)
     case "sandbox":
         try await SandboxProcess.serve(certificates: options.certificates)
     case "table":
