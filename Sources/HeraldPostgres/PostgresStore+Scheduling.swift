@@ -18,38 +18,24 @@ extension PostgresStore {
     public func schedule(appID: String, deviceID: String,
                          decide: @escaping @Sendable (ScheduleSnapshot) throws -> SchedulePlan) async throws -> ScheduleWrite {
         // The read and the guarded write share one pooled connection (one lease, not two).
-        let optimistic: Result<ScheduleWrite?, any Error> = try await statement("schedule") { connection in
-            let snapshot = try await self.scheduleSnapshot(connection, appID: appID, deviceID: deviceID)
-            let plan: SchedulePlan
-            do {
-                plan = try decide(snapshot)
-            } catch {
-                return .failure(error)
-            }
-            guard let armed = try await self.apply(plan, on: connection) else { return .success(nil) }
-            return .success(ScheduleWrite(snapshot: snapshot, plan: plan, armed: armed.entry))
+        let optimistic = try await statement("schedule") { connection in
+            try await self.decideAndApply(on: connection, appID: appID, deviceID: deviceID, decide: decide)
         }
         let written: ScheduleWrite
         if let done = try optimistic.get() {
             written = done
         } else {
-            // What `decide` throws comes out as it is, not as a store fault.
             let locked: Result<ScheduleWrite, any Error> = try await transaction("schedule") { connection in
                 try await connection.run("""
                     SELECT 1 FROM device WHERE app_id = \(appID) AND id = \(deviceID) FOR NO KEY UPDATE
                     """, logger: self.logger)
-                let snapshot = try await self.scheduleSnapshot(connection, appID: appID, deviceID: deviceID)
-                let plan: SchedulePlan
-                do {
-                    plan = try decide(snapshot)
-                } catch {
-                    return .failure(error)
-                }
-                guard let armed = try await self.apply(plan, on: connection) else {
+                switch try await self.decideAndApply(on: connection, appID: appID, deviceID: deviceID, decide: decide) {
+                case .failure(let error): return .failure(error)
+                case .success(let done?): return .success(done)
+                case .success(nil):
                     throw StoreFault(.transient, statement: "schedule", code: nil,
                                      message: "the device's pending version moved while its row was locked")
                 }
-                return .success(ScheduleWrite(snapshot: snapshot, plan: plan, armed: armed.entry))
             }
             written = try locked.get()
         }
@@ -58,6 +44,22 @@ extension PostgresStore {
             announcer.announce([armed.fireAt]) { try await self.announce($0) }
         }
         return written
+    }
+
+    /// Reads the device's snapshot on `connection`, decides, and writes the plan guarded by the
+    /// snapshot's version: nil when the version had moved (nothing written). What `decide` throws
+    /// comes back as a failure, as it is, not as a store fault.
+    private func decideAndApply(on connection: PostgresConnection, appID: String, deviceID: String,
+                                decide: (ScheduleSnapshot) throws -> SchedulePlan) async throws -> Result<ScheduleWrite?, any Error> {
+        let snapshot = try await scheduleSnapshot(connection, appID: appID, deviceID: deviceID)
+        let plan: SchedulePlan
+        do {
+            plan = try decide(snapshot)
+        } catch {
+            return .failure(error)
+        }
+        guard let armed = try await apply(plan, on: connection) else { return .success(nil) }
+        return .success(ScheduleWrite(snapshot: snapshot, plan: plan, armed: armed.entry))
     }
 
     private func scheduleSnapshot(_ connection: PostgresConnection, appID: String, deviceID: String) async throws -> ScheduleSnapshot {

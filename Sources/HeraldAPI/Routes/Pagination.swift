@@ -72,18 +72,11 @@ struct ListingBody<Item: Encodable & Sendable>: Encodable {
         self.legacyKey = legacyKey
     }
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(items, forKey: Key(stringValue: "items"))
-        try container.encode(nextCursor, forKey: Key(stringValue: "nextCursor"))
-        if let legacyKey { try container.encode(items, forKey: Key(stringValue: legacyKey)) }
+        var container = encoder.container(keyedBy: AnyCodingKey.self)
+        try container.encode(items, forKey: AnyCodingKey("items"))
+        try container.encode(nextCursor, forKey: AnyCodingKey("nextCursor"))
+        if let legacyKey { try container.encode(items, forKey: AnyCodingKey(legacyKey)) }
     }
 }
 

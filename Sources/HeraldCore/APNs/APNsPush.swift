@@ -155,17 +155,10 @@ public struct APNsPush: Hashable, Sendable {
         var aps: APS
         var custom: [String: JSONValue]
 
-        struct Key: CodingKey {
-            var stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(aps, forKey: Key(stringValue: "aps"))
-            for (key, value) in custom { try container.encode(value, forKey: Key(stringValue: key)) }
+            var container = encoder.container(keyedBy: AnyCodingKey.self)
+            try container.encode(aps, forKey: AnyCodingKey("aps"))
+            for (key, value) in custom { try container.encode(value, forKey: AnyCodingKey(key)) }
         }
     }
 
