@@ -79,26 +79,11 @@ enum PostgresScheduleBenchmark {
 
     /// Runs `body` against `herald-bench schedule-floor` (this executable) serving `url`.
     static func floorServer(url: String, scratch: ScratchDirectory, _ body: (String) throws -> Wrk.Result) throws -> Wrk.Result {
-        let output = "\(scratch.path)/floor.out"
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["schedule-floor", "--url", url]
-        process.standardOutput = FileHandle(forWritingAtPath: output)
-        process.standardError = FileHandle(forWritingAtPath: "\(scratch.path)/floor.log")
-        try process.run()
+        let bench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let (process, port) = try HeraldNode.launch(bench, ["schedule-floor", "--url", url], marker: ScheduleFloorServer.marker,
+                                                    name: "floor", directory: scratch.path)
         defer { HeraldNode.stop(process) }
-        for _ in 0..<600 {
-            if let text = try? String(contentsOfFile: output, encoding: .utf8),
-               let range = text.range(of: ScheduleFloorServer.marker),
-               let port = Int(text[range.upperBound...].prefix { $0.isNumber }) {
-                return try body("http://127.0.0.1:\(port)")
-            }
-            guard process.isRunning else { break }
-            usleep(50_000)
-        }
-        let log = (try? String(contentsOfFile: "\(scratch.path)/floor.log", encoding: .utf8)) ?? ""
-        throw OptionsError("the schedule floor did not start: \(log.suffix(500))")
+        return try body("http://127.0.0.1:\(port)")
     }
 
     /// The floor's transactions per second: pgbench's own count, connections excluded.
