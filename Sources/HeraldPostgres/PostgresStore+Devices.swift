@@ -248,10 +248,15 @@ extension PostgresStore {
                         UPDATE delivery SET channel = \(delivery.channel.rawValue), outcome = \(delivery.outcome.rawValue),
                             apns_status = \(delivery.apnsStatus), apns_id = \(delivery.apnsID)
                         WHERE key = (
-                            SELECT key FROM delivery WHERE app_id = \(delivery.appID) AND device_id = \(delivery.deviceID)
-                                AND occurrence_id = \(delivery.occurrenceID) AND notification_key IS NULL
-                                AND inbox_seq IS NOT NULL AND outcome = 'pending'
-                            ORDER BY key DESC LIMIT 1)
+                            SELECT max(key) FROM (
+                                SELECT key FROM delivery WHERE app_id = \(delivery.appID) AND device_id = \(delivery.deviceID)
+                                    AND occurrence_id = \(delivery.occurrenceID) AND notification_key IS NULL
+                                    AND outcome = 'pending' AND \(unescaped: Self.inInbox)
+                                UNION ALL
+                                SELECT key FROM delivery WHERE app_id = \(delivery.appID) AND device_id = \(delivery.deviceID)
+                                    AND occurrence_id = \(delivery.occurrenceID) AND notification_key IS NULL
+                                    AND outcome = 'pending' AND inbox_seq IS NOT NULL AND inbox_acknowledged
+                            ) AS presented)
                         RETURNING 1
                     )
                     INSERT INTO delivery (occurrence_id, app_id, device_id, notification_id, scheduled_for, fired_at, late,

@@ -89,6 +89,13 @@ extension PostgresStore {
 
     // MARK: Rows
 
+    /// A fire-log row in its device's inbox: held and not acknowledged. The `delivery_inbox`
+    /// index holds these rows, and a read must say this, word for word, to use it.
+    static let inInbox = "inbox_seq IS NOT NULL AND NOT inbox_acknowledged"
+    /// A fire-log row out of its device's inbox (never held, or acknowledged): the rows the
+    /// `delivery_history` index holds. With ``inInbox``, all of a device's rows.
+    static let outOfInbox = "inbox_seq IS NULL OR inbox_acknowledged"
+
     /// The columns of an inbox item, as ``inboxItem(from:appID:deviceID:)`` reads them.
     static let inboxColumns = "occurrence_id, notification_id, scheduled_for, fired_at, late, missed, content, inbox_seq"
 
@@ -96,7 +103,7 @@ extension PostgresStore {
     func unacknowledgedInbox(_ connection: PostgresConnection, appID: String, deviceID: String) async throws -> [InboxItem] {
         try await connection.rows("""
             SELECT \(unescaped: Self.inboxColumns) FROM delivery
-            WHERE app_id = \(appID) AND device_id = \(deviceID) AND inbox_seq IS NOT NULL AND NOT inbox_acknowledged
+            WHERE app_id = \(appID) AND device_id = \(deviceID) AND \(unescaped: Self.inInbox)
             ORDER BY inbox_seq
             """, logger: self.logger).map { row in try Self.inboxItem(from: row, appID: appID, deviceID: deviceID) }
     }

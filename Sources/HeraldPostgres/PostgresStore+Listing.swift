@@ -44,9 +44,19 @@ extension PostgresStore {
     public func deliveries(appID: String, deviceID: String, before: String?, limit: Int) async throws -> ListPage<Delivery> {
         let before = try before.map(ListPage<Delivery>.integerKey) ?? Int64.max
         return try await read { connection in
+            // A device's rows are its history, read newest first, and its inbox, read whole
+            // (the inbox index is in hand-over order, and an inbox is short), each through its
+            // own index.
             let rows = try await connection.rows("""
-                SELECT \(unescaped: Self.deliveryColumns), key FROM delivery
-                WHERE app_id = \(appID) AND device_id = \(deviceID) AND key < \(before)
+                SELECT * FROM (
+                    (SELECT \(unescaped: Self.deliveryColumns), key FROM delivery
+                     WHERE app_id = \(appID) AND device_id = \(deviceID) AND key < \(before)
+                         AND (\(unescaped: Self.outOfInbox))
+                     ORDER BY key DESC LIMIT \(limit + 1))
+                    UNION ALL
+                    SELECT \(unescaped: Self.deliveryColumns), key FROM delivery
+                    WHERE app_id = \(appID) AND device_id = \(deviceID) AND key < \(before) AND \(unescaped: Self.inInbox)
+                ) AS device_rows
                 ORDER BY key DESC LIMIT \(limit + 1)
                 """, logger: self.logger)
             let keyed = try rows.map { (key: try $0.value(12, as: Int64.self), delivery: try Self.delivery(from: $0)) }
