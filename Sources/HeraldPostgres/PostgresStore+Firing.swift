@@ -41,6 +41,7 @@ extension PostgresStore {
                                                limit: limit, byCaller: self.dueClock == .caller, logger: self.logger)
             var write = ClaimWrite()
             var candidates: [Int64: FiredOccurrence] = [:]
+            candidates.reserveCapacity(read.rows.count)
             var claim = FiringClaim(fired: [], armed: [], more: read.rows.count == limit)
             if let early = read.early {
                 // Due by this node's clock, not yet by the database's: look again when it is.
