@@ -53,7 +53,7 @@ extension PostgresStore {
                 WITH acknowledged AS (
                     UPDATE delivery SET inbox_acknowledged = true
                     WHERE \(update.inboxAcknowledgedUpTo)::bigint IS NOT NULL AND app_id = \(appID) AND device_id = \(deviceID)
-                        AND inbox_seq IS NOT NULL AND inbox_seq <= \(update.inboxAcknowledgedUpTo) AND NOT inbox_acknowledged
+                        AND \(unescaped: Self.inInbox) AND inbox_seq <= \(update.inboxAcknowledgedUpTo)
                     RETURNING 1
                 ), moved AS (
                     UPDATE device SET state = \(newState) WHERE \(newState)::text IS NOT NULL AND app_id = \(appID) AND id = \(deviceID)
@@ -83,8 +83,8 @@ extension PostgresStore {
                 WHERE app_id = \(appID) AND device_id = \(deviceID)
                 UNION ALL
                 SELECT 1, NULL, \(unescaped: Self.inboxColumns) FROM delivery
-                WHERE app_id = \(appID) AND device_id = \(deviceID) AND inbox_seq IS NOT NULL AND inbox_seq > \(after)
-                    AND NOT inbox_acknowledged
+                WHERE app_id = \(appID) AND device_id = \(deviceID) AND \(unescaped: Self.inInbox)
+                    AND inbox_seq > \(after)
                 ORDER BY part, inbox_seq
                 """, logger: self.logger)
             var live = LiveHandOvers()

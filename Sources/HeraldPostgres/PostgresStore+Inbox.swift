@@ -90,7 +90,8 @@ extension PostgresStore {
     // MARK: Rows
 
     /// A fire-log row in its device's inbox: held and not acknowledged. The `delivery_inbox`
-    /// index holds these rows, and a read must say this, word for word, to use it.
+    /// index holds these rows; a read uses it only if its conditions imply this one, so every
+    /// read of an inbox says it with this text.
     static let inInbox = "inbox_seq IS NOT NULL AND NOT inbox_acknowledged"
     /// A fire-log row out of its device's inbox (never held, or acknowledged): the rows the
     /// `delivery_history` index holds. With ``inInbox``, all of a device's rows.

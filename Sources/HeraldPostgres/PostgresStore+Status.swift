@@ -89,7 +89,7 @@ extension PostgresStore {
             }
             return try await connection.rows("""
                 SELECT inbox_seq, notification_id, occurrence_id, fired_at FROM delivery
-                WHERE app_id = \(appID) AND device_id = \(deviceID) AND inbox_seq IS NOT NULL AND NOT inbox_acknowledged
+                WHERE app_id = \(appID) AND device_id = \(deviceID) AND \(unescaped: Self.inInbox)
                 ORDER BY inbox_seq LIMIT \(limit)
                 """, logger: self.logger).map { row in
                 InboxListing(sequence: try row.value(0), notificationID: try row.value(1), occurrenceID: try row.value(2),
