@@ -100,8 +100,9 @@ extension PostgresStore {
     }
 }
 
-/// The app, the device with its pending version, and its pending notifications (ids, instants,
-/// keys, in key order), in one row; the device columns are NULL when the app has no such device,
+/// The app, the device with its pending version, and its pending notifications (ids, instants and
+/// keys, aligned, in no particular order: the limit ranks them by instant and key itself, so no
+/// sort is paid for), in one row; the device columns are NULL when the app has no such device,
 /// and there is no row when there is no such app.
 struct ScheduleSnapshotQuery: PostgresPreparedStatement {
     /// Named here: postgres-nio's default name reflects the type's name on every call.
@@ -113,8 +114,7 @@ struct ScheduleSnapshotQuery: PostgresPreparedStatement {
         FROM app a
         LEFT JOIN device d ON d.app_id = a.id AND d.id = $2::text
         LEFT JOIN LATERAL (
-            SELECT array_agg(n.id ORDER BY n.key) AS ids, array_agg(n.next_fire_at ORDER BY n.key) AS fire_ats,
-                array_agg(n.key ORDER BY n.key) AS keys
+            SELECT array_agg(n.id) AS ids, array_agg(n.next_fire_at) AS fire_ats, array_agg(n.key) AS keys
             FROM notification n WHERE n.app_id = d.app_id AND n.device_id = d.id
         ) p ON true
         WHERE a.id = $1::text

@@ -20,6 +20,8 @@ extension SQLiteStore {
         """.replacingOccurrences(of: "\n", with: " ")
     static let deviceColumnCount = 14
     static let appColumns = "id, overflow, push, custom_kinds, fcm, web_push"
+    static let appColumnsAliased = "a.id, a.overflow, a.push, a.custom_kinds, a.fcm, a.web_push"
+    static let appColumnCount = 6
     static let notificationColumns = """
         n.app_id, n.device_id, n.id, n.fire_date, n.time_zone, n.repeat_unit, n.repeat_every, n.repeat_count,
         n.repeat_until, n.content, n.next_index, n.next_fire_at

@@ -21,23 +21,31 @@ extension SQLiteStore {
         return written
     }
 
+    /// Two statements: the app with the device and its pending version (the device's columns NULL
+    /// when the app has no such device), then the pending notifications, read from a cursor
+    /// (rows are not copied: this runs on the writer's time).
     static func scheduleSnapshot(_ db: Database, appID: String, deviceID: String) throws -> ScheduleSnapshot {
-        guard let appRow = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(appColumns) FROM app WHERE id = ?"),
-                                            arguments: [appID]) else {
-            throw HeraldError.appNotFound(appID)
-        }
-        guard let deviceRow = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT \(deviceColumns), pending_version FROM device WHERE app_id = ? AND id = ?
-            """), arguments: [appID, deviceID]) else {
+        let appAndDevice = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT \(appColumnsAliased), \(deviceColumnsAliased), d.pending_version
+            FROM app a LEFT JOIN device d ON d.app_id = a.id AND d.id = ?
+            WHERE a.id = ?
+            """), arguments: [deviceID, appID])
+        guard let row = try appAndDevice.next() else { throw HeraldError.appNotFound(appID) }
+        guard row.hasNull(atIndex: appColumnCount) == false else {
             throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
         }
-        let pending = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT id, next_fire_at, key FROM notification WHERE app_id = ? AND device_id = ? ORDER BY key
-            """), arguments: [appID, deviceID]).map { row in
-            NotificationLimit.Pending(id: row[0], nextFireDate: Date(millisecondsSince1970: row[1]), sequence: row[2])
+        let app = try app(from: row)
+        let device = try device(from: row, offset: appColumnCount)
+        let version: Int64 = row[appColumnCount + deviceColumnCount]
+        var pending: [NotificationLimit.Pending] = []
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT id, next_fire_at, key FROM notification WHERE app_id = ? AND device_id = ?
+            """), arguments: [appID, deviceID])
+        while let row = try rows.next() {
+            pending.append(NotificationLimit.Pending(id: row[0], nextFireDate: Date(millisecondsSince1970: row[1]),
+                                                     sequence: row[2]))
         }
-        return ScheduleSnapshot(app: try app(from: appRow), device: try device(from: deviceRow),
-                                pending: pending, version: deviceRow[deviceColumnCount])
+        return ScheduleSnapshot(app: app, device: device, pending: pending, version: version)
     }
 
     /// Writes a plan decided in this transaction; returns the stored notification's timer entry.

@@ -46,7 +46,8 @@ public struct ScheduleWrite: Sendable {
 public struct ScheduleSnapshot: Sendable {
     public var app: App
     public var device: Device
-    /// The device's pending notifications, in the order they were first stored.
+    /// The device's pending notifications, in no particular order: each carries its key (the
+    /// order it was first stored), which the limit ranks by after its instant.
     public var pending: [NotificationLimit.Pending]
     /// Moves with every schedule written for the device: a store that writes a plan apart from
     /// its read writes it only while this has not moved.
