@@ -31,7 +31,7 @@ extension SQLiteStore {
             WHERE a.id = ?
             """), arguments: [deviceID, appID])
         guard let row = try appAndDevice.next() else { throw HeraldError.appNotFound(appID) }
-        guard row.hasNull(atIndex: appColumnCount) == false else {
+        guard !row.hasNull(atIndex: appColumnCount) else {
             throw HeraldError.deviceNotFound(appID: appID, deviceID: deviceID)
         }
         let app = try app(from: row)
