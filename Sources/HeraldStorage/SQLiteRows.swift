@@ -14,14 +14,19 @@ extension SQLiteStore {
         app_id, id, time_zone, token, voip_token, locale, state, background_modes, platform, fcm_token, web_push,
         push_to_start_tokens, activities, broadcast_channel
         """.replacingOccurrences(of: "\n", with: " ")
-    static let deviceColumnsAliased = """
-        d.app_id, d.id, d.time_zone, d.token, d.voip_token, d.locale, d.state, d.background_modes, d.platform, d.fcm_token,
-        d.web_push, d.push_to_start_tokens, d.activities, d.broadcast_channel
-        """.replacingOccurrences(of: "\n", with: " ")
-    static let deviceColumnCount = 14
+    static let deviceColumnsAliased = aliased(deviceColumns, as: "d")
+    static let deviceColumnCount = columnCount(deviceColumns)
     static let appColumns = "id, overflow, push, custom_kinds, fcm, web_push"
-    static let appColumnsAliased = "a.id, a.overflow, a.push, a.custom_kinds, a.fcm, a.web_push"
-    static let appColumnCount = 6
+    static let appColumnsAliased = aliased(appColumns, as: "a")
+    static let appColumnCount = columnCount(appColumns)
+
+    /// `columns` (a list of plain names) each prefixed with `alias`, for a join: one list to change.
+    private static func aliased(_ columns: String, as alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespaces))" }.joined(separator: ", ")
+    }
+
+    private static func columnCount(_ columns: String) -> Int { columns.split(separator: ",").count }
+
     static let notificationColumns = """
         n.app_id, n.device_id, n.id, n.fire_date, n.time_zone, n.repeat_unit, n.repeat_every, n.repeat_count,
         n.repeat_until, n.content, n.next_index, n.next_fire_at
