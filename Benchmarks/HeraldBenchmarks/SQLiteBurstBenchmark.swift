@@ -305,9 +305,10 @@ struct WatchedDeliveryStore: SchedulerStore, DeliveryStore {
     }
 
     @discardableResult
-    func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
-        let sequences = try await store.holdInInbox(items)
-        noteStored(outcomes: 0, held: items.count)
+    func holdInInbox(_ items: [InboxItem], _ hold: InboxHold) async throws -> [Int64?] {
+        let sequences = try await store.holdInInbox(items, hold)
+        // Before streaming, the outcome is stored later, by `completeDeliveries`.
+        noteStored(outcomes: 0, held: hold == .final ? items.count : 0)
         return sequences
     }
 

@@ -82,10 +82,11 @@ public struct DeviceRouter: DeliveryChannel {
         (live, liveItems) = Self.inboxItems(live, of: batch, contents: contents, outcomes: &outcomes)
         if !live.isEmpty {
             // Stored first, then streamed with its sequence id: it stays until the client
-            // acknowledges it, so a stream that drops mid-write loses nothing.
+            // acknowledges it, so a stream that drops mid-write loses nothing. Its outcome stays
+            // pending until the stream has been told: it may yet end streamed or held.
             let sequences: [Int64?]
             do {
-                sequences = try await store.holdInInbox(liveItems)
+                sequences = try await store.holdInInbox(liveItems, .beforeStreaming)
             } catch {
                 for index in live { outcomes[index] = DeliveryOutcome(.inbox, .failed(DeliveryResult.storeUnavailable)) }
                 sequences = []
@@ -123,7 +124,7 @@ public struct DeviceRouter: DeliveryChannel {
         (held, heldItems) = Self.inboxItems(held, of: batch, contents: contents, outcomes: &outcomes)
         guard !held.isEmpty else { return outcomes }
         do {
-            let sequences = try await store.holdInInbox(heldItems)
+            let sequences = try await store.holdInInbox(heldItems, .final)
             for (index, sequence) in zip(held, sequences) {
                 outcomes[index] = sequence == nil ? DeliveryOutcome(.none, .deviceGone) : DeliveryOutcome(.inbox, .held)
             }

@@ -8,7 +8,8 @@ extension PostgresStore {
     /// Holds a batch of items in their devices' inboxes in two statements, however many there
     /// are: the devices' rows locked, then one statement that draws the ids and answers each
     /// item's id (its new one, or the one it was held under before). A firing's item is its
-    /// fire-log row, which takes the id and its outcome (``CompletedDelivery/heldInInbox(_:)``);
+    /// fire-log row, which takes the id, and its outcome (``CompletedDelivery/heldInInbox(_:)``)
+    /// when the inbox is where it ends (``InboxHold``);
     /// an item without a firing (a presentation) gets a row of its own, pending until
     /// `recordDeliveries` stores its outcome there.
     ///
@@ -22,7 +23,7 @@ extension PostgresStore {
     /// Fenced like every write of a lease holder: a firing is held only while it is leased to
     /// this node. A node that stalled past its lease, whose firings another node took over,
     /// holds nothing again (its id comes back nil).
-    public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
+    public func holdInInbox(_ items: [InboxItem], _ hold: InboxHold) async throws -> [Int64?] {
         guard !items.isEmpty else { return [] }
         // Only an item without a firing needs its content here: a firing's row has it.
         let contents = try items.map { item in
@@ -32,6 +33,7 @@ extension PostgresStore {
         let deviceIDs = items.map(\.occurrence.deviceID)
         // Arrays cannot hold NULLs here: -1 stands for an item with no firing (presented now).
         let logIDs = items.map { $0.logID ?? -1 }
+        let recordsHeld = hold == .final
         return try await transaction { connection in
             try await connection.run("""
                 SELECT 1 FROM device WHERE (app_id, id) IN (SELECT * FROM unnest(\(appIDs)::text[], \(deviceIDs)::text[]))
@@ -57,7 +59,8 @@ extension PostgresStore {
                         AND (inbox_seq IS NOT NULL OR outcome = 'pending')
                 ), held AS (
                     UPDATE delivery l SET inbox_seq = nextval('hand_over_sequence'),
-                        channel = \(CompletedDelivery.heldChannel), outcome = \(CompletedDelivery.heldOutcome)
+                        channel = CASE WHEN \(recordsHeld) THEN \(CompletedDelivery.heldChannel) ELSE l.channel END,
+                        outcome = CASE WHEN \(recordsHeld) THEN \(CompletedDelivery.heldOutcome) ELSE l.outcome END
                     FROM item, firing
                     WHERE l.key = ANY(\(logIDs)::bigint[]) AND l.key = item.x AND firing.key = item.x
                         AND firing.inbox_seq IS NULL

@@ -4,7 +4,7 @@ import HeraldCore
 
 /// Inboxes: fired local notifications held for a device until it acknowledges them.
 extension SQLiteStore {
-    public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
+    public func holdInInbox(_ items: [InboxItem], _ hold: InboxHold) async throws -> [Int64?] {
         guard !items.isEmpty else { return [] }
         // Only an item without a fire-log row needs its content here: a firing's row has it.
         let unloggedContents = try items.map { item in
@@ -32,7 +32,7 @@ extension SQLiteStore {
                 firings.append([logID.databaseValue, next.databaseValue])
                 next += 1
             }
-            try Self.inboxHold.execute(firings, in: db) { row in
+            try Self.inboxHold(hold).execute(firings, in: db) { row in
                 let logID: Int64 = row[0]
                 if let index = positions.removeValue(forKey: logID) { sequences[index] = row[1] }
             }
@@ -85,16 +85,31 @@ extension SQLiteStore {
 
     /// Firings put in their device's inbox: (fire-log key, hand-over id) rows. A firing held
     /// before keeps its id (and stays acknowledged if it was), so it is not handed over twice.
-    /// The outcome is written with it (``CompletedDelivery/heldInInbox(_:)``): the firing's row
-    /// is written once, and the dispatcher storing the same outcome later writes nothing.
-    static let inboxHold = SQLiteMultiRow(sql: { values in
-        """
-            UPDATE delivery SET inbox_seq = v.column2, channel = '\(CompletedDelivery.heldChannel)',
-                outcome = '\(CompletedDelivery.heldOutcome)'
+    /// The outcome is written with it (``CompletedDelivery/heldInInbox(_:)``) when the inbox is
+    /// where the firing ends: its row is written once, and the dispatcher storing the same
+    /// outcome later writes nothing.
+    static func inboxHold(_ hold: InboxHold) -> SQLiteMultiRow {
+        switch hold {
+        case .final: inboxHoldFinal
+        case .beforeStreaming: inboxHoldBeforeStreaming
+        }
+    }
+
+    private static let inboxHoldFinal = inboxHold(alsoSetting: """
+        , channel = '\(CompletedDelivery.heldChannel)', outcome = '\(CompletedDelivery.heldOutcome)'
+        """)
+    /// A live stream is told next: the id only, the outcome left pending.
+    private static let inboxHoldBeforeStreaming = inboxHold(alsoSetting: "")
+
+    private static func inboxHold(alsoSetting outcome: String) -> SQLiteMultiRow {
+        SQLiteMultiRow(sql: { values in
+            """
+            UPDATE delivery SET inbox_seq = v.column2\(outcome)
             FROM (VALUES \(values)) AS v WHERE delivery.key = v.column1 AND delivery.inbox_seq IS NULL
             RETURNING delivery.key, delivery.inbox_seq
             """
-    }, columns: 2)
+        }, columns: 2)
+    }
 
     /// The hand-over ids of firings already held: (fire-log key) rows.
     static let inboxSequences = SQLiteMultiRow(sql: { values in

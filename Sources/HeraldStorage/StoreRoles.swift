@@ -117,8 +117,10 @@ public protocol DeliveryStore: Sendable {
     /// Holds fired local notifications in their devices' inboxes until acknowledged; each firing
     /// at most once. Returns each item's sequence id (nil when its device is gone, or when the
     /// firing is no longer this node's: taken over by another, or its outcome stored).
+    ///
+    /// - Parameter hold: whether the firings' outcome (held) is stored with them (``InboxHold``).
     @discardableResult
-    func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?]
+    func holdInInbox(_ items: [InboxItem], _ hold: InboxHold) async throws -> [Int64?]
     /// Queues feedback events for the outbound webhooks.
     func recordFeedback(_ events: [FeedbackEvent]) async throws
     /// Marks a token dead and queues the feedback event, in one transaction. Re-registering the
@@ -129,6 +131,14 @@ public protocol DeliveryStore: Sendable {
     func invalidToken(appID: String, token: String) async throws -> InvalidToken?
     /// Which of `tokens` are known dead for the app: one read for a whole delivery batch.
     func invalidTokens(appID: String, among tokens: Set<String>) async throws -> Set<String>
+}
+
+extension DeliveryStore {
+    /// Holds items whose inbox is where they end (``InboxHold/final``).
+    @discardableResult
+    public func holdInInbox(_ items: [InboxItem]) async throws -> [Int64?] {
+        try await holdInInbox(items, .final)
+    }
 }
 
 /// Signed inbound hooks: their definitions, and the idempotency and replay records.

@@ -251,6 +251,38 @@ struct StoreContractTests {
         }
     }
 
+    @Test("A firing held on its way to a live stream stays pending until its outcome is stored; one held to stay is held at once",
+          arguments: StoreBackend.all)
+    func holdBeforeStreamingLeavesOutcomePending(backend: StoreBackend) async throws {
+        try await backend.with { host in
+            let subject = try await prepare(host)
+            let store = subject.store
+            _ = try await store.schedule(fixtures.oneShot("live", at: 10), now: start)
+            _ = try await store.schedule(fixtures.oneShot("asleep", at: 10), now: start)
+            let fired = try await fixtures.claimAll(store, at: 10)
+            let live = try #require(fired.first { $0.occurrence.notificationID == "live" })
+            let asleep = try #require(fired.first { $0.occurrence.notificationID == "asleep" })
+            func outcome(_ firing: FiredOccurrence) async throws -> [String]? {
+                try await store.deliveries(appID: app, deviceID: "d0", limit: 10)
+                    .first { $0.occurrenceID == firing.occurrence.id }.map { [$0.channel.rawValue, $0.outcome.rawValue] }
+            }
+
+            #expect(try await store.holdInInbox([try inboxItem(live)], .beforeStreaming).first ?? nil != nil)
+            #expect(try await store.holdInInbox([try inboxItem(asleep)], .final).first ?? nil != nil)
+            #expect(try await outcome(live) == ["pending", "pending"], "not held: a stream is told next")
+            #expect(try await outcome(asleep) == [CompletedDelivery.heldChannel, CompletedDelivery.heldOutcome])
+            #expect(try await store.unfinishedFirings().fired.map(\.occurrence.id) == [live.occurrence.id])
+
+            try await store.completeDeliveries([CompletedDelivery(deliveryID: try #require(live.logID), channel: .stream,
+                                                                  outcome: .delivered)])
+            #expect(try await outcome(live) == ["stream", "delivered"])
+            let woken = try await store.coalescer.move(app: App(id: app), deviceID: "d0", to: .background, drain: true)
+            #expect(Set(woken.inbox.map(\.occurrence.id)) == [live.occurrence.id, asleep.occurrence.id],
+                    "both stay in the inbox until acknowledged")
+            await subject.close()
+        }
+    }
+
     @Test("Status counts: pending notifications, the fire log backlog, inboxes, coalesced backlogs by kind and invalid tokens",
           arguments: StoreBackend.all)
     func statusCounts(backend: StoreBackend) async throws {
