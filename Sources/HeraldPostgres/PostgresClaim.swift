@@ -4,16 +4,17 @@ import HeraldStorage
 import Logging
 import PostgresNIO
 
-/// The read half of a claim: one statement, one round trip.
+/// The read half of a claim: one statement, one round trip, committed by itself.
 ///
 /// What is due is due by the database's clock, read in the same statement: a node whose clock
 /// runs ahead claims nothing early, and is told (``early``) when to look again by its own clock.
-/// Rows another node is claiming right now are skipped, not waited for: that node fires them. A
-/// cancel committed before this read is seen; one waiting on these row locks runs after the
-/// commit and finds the notification gone or advanced.
+/// Nothing is locked: the write takes only the rows still as read (``ClaimWrite``), so a cancel
+/// committed before the write is seen, and one that comes later waits for the write's commit and
+/// finds the notification gone or advanced. Rows this node's other claims have read, or found
+/// taken by someone else, are not read (``ClaimedKeys``).
 struct ClaimRead {
-    /// The due rows, locked until the claim's transaction ends: ``PostgresStore/notificationColumns``,
-    /// the key, then ``PostgresStore/deviceColumns``.
+    /// The due rows: ``PostgresStore/notificationColumns``, the key, the revision (``ClaimWrite``
+    /// takes the row only if it has not moved), then ``PostgresStore/deviceColumns``.
     var rows: [PostgresRandomAccessRow]
     /// Now by the database's clock, in milliseconds.
     var databaseNow: Int64
@@ -21,7 +22,9 @@ struct ClaimRead {
     var early: Int64?
 
     /// Where the statement's two trailing columns (the clock, the probe) start: after the due row's columns.
-    static let trailer = PostgresStore.notificationColumnCount + 1 + PostgresStore.deviceColumnCount
+    static let trailer = PostgresStore.notificationColumnCount + 2 + PostgresStore.deviceColumnCount
+    /// Where the due row's device columns start.
+    static let deviceOffset = PostgresStore.notificationColumnCount + 2
 
     /// - Parameters:
     ///   - from: nothing pending is due before this instant of the caller's clock; nil: scan
@@ -31,15 +34,15 @@ struct ClaimRead {
     ///     are not walked by every claim.
     ///   - until: due by this instant of the caller's clock (its batch window's end).
     ///   - firedAt: the caller's now; `until - firedAt` is the window, added to the database's now.
+    ///   - skipping: keys not to read (``ClaimedKeys``).
     ///   - byCaller: `until` as it is, for tests that move time by hand (``PostgresStore/DueClock/caller``).
     static func run(on connection: PostgresConnection, from: Int64?, until: Int64, firedAt: Int64, limit: Int,
-                    byCaller: Bool, logger: Logger) async throws -> ClaimRead {
+                    skipping: [Int64], byCaller: Bool, logger: Logger) async throws -> ClaimRead {
         let window = max(0, until - firedAt)
         // One row even when nothing is due (the LEFT JOIN), so the clock and the probe always
-        // come back. The due rows are picked and locked in the due index's order before their
-        // devices are joined: joining first made PostgreSQL join and sort every due row, not
-        // just the batch. (A notification's device cannot go while the row is locked: deleting
-        // a device deletes its notifications, which waits for this lock.)
+        // come back. The due rows are picked in the due index's order before their devices are
+        // joined: joining first made PostgreSQL join and sort every due row, not just the batch.
+        // (A device deleted meanwhile deletes its notifications: the write finds them gone.)
         let rows = try await connection.rows("""
             WITH bound AS MATERIALIZED (
                 SELECT now, due_by, (SELECT min(next_fire_at) FROM notification
@@ -50,13 +53,13 @@ struct ClaimRead {
                           AS due_by
                       FROM (SELECT \(unescaped: PostgresStore.databaseNow) AS now) AS clock) AS clocked
             ), due AS MATERIALIZED (
-                SELECT \(unescaped: PostgresStore.notificationColumns), n.key
+                SELECT \(unescaped: PostgresStore.notificationColumns), n.key, n.revision
                 FROM notification n
                 WHERE n.next_fire_at >= (SELECT due_from FROM bound) AND n.next_fire_at <= (SELECT due_by FROM bound)
+                    AND NOT n.key = ANY(\(skipping)::bigint[])
                 ORDER BY n.next_fire_at LIMIT \(limit)
-                FOR UPDATE SKIP LOCKED
             )
-            SELECT \(unescaped: PostgresStore.notificationColumns), n.key, \(unescaped: PostgresStore.deviceColumns),
+            SELECT \(unescaped: PostgresStore.notificationColumns), n.key, n.revision, \(unescaped: PostgresStore.deviceColumns),
                 b.now, b.early
             FROM bound b LEFT JOIN (due n JOIN device d ON d.app_id = n.app_id AND d.id = n.device_id) ON true
             ORDER BY n.next_fire_at
@@ -71,12 +74,14 @@ struct ClaimRead {
 /// The claim's statement came back without its one row: it cannot, but a claim must not guess.
 struct ClaimReadEmpty: Error {}
 
-/// The write half of a claim: one statement, one round trip, however many rows. Data-modifying
-/// CTEs delete the one-shots and advance the repeating notifications, returning what the fire
-/// log copies from each (its content, its generation), so no row is looked up twice; insert the
-/// fire log (the unique occurrence key refuses a second firing: only rows inserted come back);
-/// hold in their inbox the firings the claim may hold; and send the arming word with `pg_notify`
-/// (delivered only if the transaction commits).
+/// The write half of a claim: one statement, one round trip, however many rows, committed by
+/// itself. It first locks the rows the claim read, those still as read (the same revision and
+/// next occurrence) and not locked by anyone else (`FOR UPDATE SKIP LOCKED`): only these are
+/// taken. Then data-modifying CTEs delete the one-shots and advance the repeating notifications
+/// among them, returning what the fire log copies from each (its content, its generation), so
+/// no row is looked up twice; insert the fire log (the unique occurrence key refuses a second
+/// firing: only rows inserted come back); hold in their inbox the firings the claim may hold;
+/// and send the arming word with `pg_notify` (delivered only if the statement commits).
 ///
 /// A firing is held here only if its device's row can be locked at once (`FOR NO KEY UPDATE
 /// SKIP LOCKED`, as a wake, an acknowledgement and a hold lock it), and its hand-over id is drawn
@@ -85,6 +90,8 @@ struct ClaimReadEmpty: Error {}
 /// notification locks, and a cancel takes a device's lock before its notifications'. A device
 /// whose row is busy (a wake, a schedule) gets its firing pending, and the dispatcher holds it.
 struct ClaimWrite {
+    /// Every row the claim read, as read: the write takes a row only if it still is.
+    var read: (keys: [Int64], revisions: [Int64], indexes: [Int64]) = ([], [], [])
     var log = FireLogBatch()
     var advanced: (keys: [Int64], indexes: [Int64], fireAts: [Int64]) = ([], [], [])
     var removed: [Int64] = []
@@ -92,6 +99,12 @@ struct ClaimWrite {
     var payloads: [String] = []
 
     var isEmpty: Bool { log.isEmpty && advanced.keys.isEmpty && removed.isEmpty && payloads.isEmpty }
+
+    mutating func read(_ key: Int64, revision: Int64, nextIndex: Int64) {
+        read.keys.append(key)
+        read.revisions.append(revision)
+        read.indexes.append(nextIndex)
+    }
 
     mutating func advance(_ key: Int64, to next: ClaimStep.Next) {
         advanced.keys.append(key)
@@ -107,18 +120,31 @@ struct ClaimWrite {
         var inboxSequence: Int64?
     }
 
-    /// Runs the statement; returns what was logged for each notification whose firing was logged.
-    func run(on connection: PostgresConnection, firedAt: Int64, node: String,
-             logger: Logger) async throws -> [Int64: Logged] {
+    /// What the statement did.
+    struct Written {
+        /// What was logged for each notification whose firing was logged.
+        var logged: [Int64: Logged] = [:]
+        /// The notifications taken: still as read, and not locked by anyone else.
+        var taken: Set<Int64> = []
+    }
+
+    /// Runs the statement.
+    func run(on connection: PostgresConnection, firedAt: Int64, node: String, logger: Logger) async throws -> Written {
         let rows = try await connection.rows("""
-            WITH removed AS (
-                DELETE FROM notification WHERE key = ANY(\(removed)::bigint[])
+            WITH taken AS MATERIALIZED (
+                SELECT n.key FROM notification n
+                    JOIN unnest(\(read.keys)::bigint[], \(read.revisions)::bigint[], \(read.indexes)::bigint[]) AS r(k, v, i)
+                    ON n.key = r.k
+                WHERE n.key = ANY(\(read.keys)::bigint[]) AND n.revision = r.v AND n.next_index = r.i
+                FOR UPDATE OF n SKIP LOCKED
+            ), removed AS (
+                DELETE FROM notification WHERE key = ANY(\(removed)::bigint[]) AND key IN (SELECT key FROM taken)
                 RETURNING key, app_id, device_id, id, content, generation
             ), advanced AS (
                 UPDATE notification AS n SET next_index = u.i, next_fire_at = u.f
                 FROM unnest(\(advanced.keys)::bigint[], \(advanced.indexes)::bigint[], \(advanced.fireAts)::bigint[])
                     AS u(k, i, f)
-                WHERE n.key = ANY(\(advanced.keys)::bigint[]) AND n.key = u.k
+                WHERE n.key = ANY(\(advanced.keys)::bigint[]) AND n.key = u.k AND n.key IN (SELECT key FROM taken)
                 RETURNING n.key, n.app_id, n.device_id, n.id, n.content, n.generation
             ), claimed AS (
                 SELECT * FROM removed UNION ALL SELECT * FROM advanced
@@ -153,14 +179,20 @@ struct ClaimWrite {
             )
             SELECT key, notification_key, inbox_seq FROM logged
             UNION ALL
+            SELECT NULL::bigint, key, NULL::bigint FROM taken
+            UNION ALL
             SELECT NULL::bigint, NULL::bigint, NULL::bigint FROM notified
             """, logger: logger)
-        var logged: [Int64: Logged] = [:]
-        logged.reserveCapacity(rows.count)
+        var written = Written()
+        written.logged.reserveCapacity(rows.count / 2)
         for row in rows {
-            guard let key = try row.value(0, as: Int64?.self) else { continue }
-            logged[try row.value(1, as: Int64.self)] = Logged(logID: key, inboxSequence: try row.value(2, as: Int64?.self))
+            guard let notificationKey = try row.value(1, as: Int64?.self) else { continue }
+            if let key = try row.value(0, as: Int64?.self) {
+                written.logged[notificationKey] = Logged(logID: key, inboxSequence: try row.value(2, as: Int64?.self))
+            } else {
+                written.taken.insert(notificationKey)
+            }
         }
-        return logged
+        return written
     }
 }

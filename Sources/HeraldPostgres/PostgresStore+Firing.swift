@@ -18,80 +18,112 @@ extension PostgresStore {
         }
     }
 
-    /// Two: a second claim reads and decides while the first writes (``ClaimWriteTurns``).
+    /// Two: a second claim reads and decides while the first writes (``ClaimTurns``).
     public var concurrentClaims: Int { 2 }
 
-    /// Claims what is due in one transaction of two statements, whatever the batch's size: one
-    /// read (the database's clock, the due rows locked with `SKIP LOCKED`, and the soonest row
-    /// due by this node's clock but not yet by the database's), then, once `decide` has chosen
-    /// each row's next occurrence, one write (the fire log, the firings `holding` says can only
-    /// end in an inbox held there, the notifications advanced or removed, and the word to other
-    /// nodes). See ``ClaimRead`` and ``ClaimWrite``: the write holds a firing only under its
-    /// device's lock, taken without waiting, so hand-over ids keep commit order.
+    /// Claims what is due in two statements, whatever the batch's size, each committed by itself
+    /// (no round trip for `BEGIN` or `COMMIT`): one read (the database's clock, the due rows, and
+    /// the soonest row due by this node's clock but not yet by the database's), then, once
+    /// `decide` has chosen each row's next occurrence, one write that takes the rows still as
+    /// read (the fire log, the firings `holding` says can only end in an inbox held there, the
+    /// notifications advanced or removed, and the word to other nodes). See ``ClaimRead`` and
+    /// ``ClaimWrite``: the write holds a firing only under its device's lock, taken without
+    /// waiting, so hand-over ids keep commit order.
+    ///
+    /// A row the write could not take (another node's claim, or a cancel or replace, holds or
+    /// changed it) is theirs to fire or arm; this node skips it for a moment (``ClaimedKeys``)
+    /// and looks again then.
     public func claimDue(from: Date?, until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
         let firedAtMilliseconds = firedAt.millisecondsSince1970
         let fromMilliseconds = from?.millisecondsSince1970
-        let turn = claimWrites.turn()
-        defer { turn.giveBack() }
-        return try await transaction { connection in
-            let read = try await ClaimRead.run(on: connection, from: fromMilliseconds, until: untilMilliseconds,
-                                               firedAt: firedAtMilliseconds,
-                                               limit: limit, byCaller: self.dueClock == .caller, logger: self.logger)
-            var write = ClaimWrite()
-            var candidates: [Int64: FiredOccurrence] = [:]
-            candidates.reserveCapacity(read.rows.count)
-            var claim = FiringClaim(fired: [], armed: [], more: read.rows.count == limit)
-            if let early = read.early {
-                // Due by this node's clock, not yet by the database's: look again when it is.
-                claim.armed.append(TimerEntry(fireAt: early + (firedAtMilliseconds - read.databaseNow), key: -1))
-            }
-            var devices = DecodedDevices()
-            for row in read.rows {
-                let key = try row.value(Self.notificationColumnCount, as: Int64.self)
-                let device = try devices.device(appID: try row.value(0), deviceID: try row.value(1)) {
-                    try Self.device(from: row, offset: Self.notificationColumnCount + 1)
-                }
-                let due = DueNotification(key: key, notificationID: try row.value(2), schedule: try Self.schedule(from: row),
-                                          nextIndex: try row.value(11),
-                                          nextFireDate: Date(millisecondsSince1970: try row.value(12)), device: device)
-                let step = ClaimStep(decide(due), for: due)
-                if let occurrence = step.firing {
-                    // The stored text as it is: the log keeps exactly what was scheduled.
-                    let content = try row.value(10, as: String.self)
-                    let holdable = holding?.holdsInClaim(occurrence, device: device, storedContent: content,
-                                                         firedAt: firedAt) == true
-                    write.log.append(occurrence, notificationKey: key, holdable: holdable)
-                    // Fired at its instant when claimed early: the engine holds it until then.
-                    candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
-                                                      firedAt: max(firedAt, occurrence.scheduledFor))
-                }
-                if let next = step.next {
-                    write.advance(key, to: next)
-                    claim.armed.append(next.entry)
-                } else {
-                    write.removed.append(key)
-                }
-            }
-            // Word to the other nodes, sent only if this commits: the instant is all a node
-            // needs, its claim reads what is due from the table.
-            write.payloads = Self.armingPayloads(node: self.nodeID, instants: Set(claim.armed.map(\.fireAt)).sorted())
-            guard !write.isEmpty else { return claim }
-            await turn.take()
-            let logged = try await write.run(on: connection, firedAt: firedAtMilliseconds, node: self.nodeID,
-                                             logger: self.logger)
-            for key in write.log.notificationKeys {
-                guard let entry = logged[key], var fired = candidates[key] else { continue }
-                fired.logID = entry.logID
-                if entry.inboxSequence == nil {
-                    claim.fired.append(fired)
-                } else {
-                    claim.heldInInbox.append(fired)
-                }
-            }
-            return claim
+        let readTurn = claimReads.turn()
+        defer { readTurn.giveBack() }
+        await readTurn.take()
+        let read = try await statement { connection in
+            try await ClaimRead.run(on: connection, from: fromMilliseconds, until: untilMilliseconds, firedAt: firedAtMilliseconds,
+                                    limit: limit, skipping: self.claimedKeys.skipped(), byCaller: self.dueClock == .caller,
+                                    logger: self.logger)
         }
+        var write = ClaimWrite()
+        write.read.keys.reserveCapacity(read.rows.count)
+        for row in read.rows {
+            write.read(try row.value(Self.notificationColumnCount, as: Int64.self),
+                       revision: try row.value(Self.notificationColumnCount + 1, as: Int64.self),
+                       nextIndex: try row.value(11, as: Int64.self))
+        }
+        claimedKeys.reading(write.read.keys)
+        readTurn.giveBack()
+        var contested: [Int64] = []
+        defer { claimedKeys.finished(write.read.keys, contested: contested) }
+
+        var candidates: [Int64: FiredOccurrence] = [:]
+        candidates.reserveCapacity(read.rows.count)
+        var claim = FiringClaim(fired: [], armed: [], more: read.rows.count == limit)
+        if let early = read.early {
+            // Due by this node's clock, not yet by the database's: look again when it is.
+            claim.armed.append(TimerEntry(fireAt: early + (firedAtMilliseconds - read.databaseNow), key: -1))
+        }
+        var armed: [Int64: TimerEntry] = [:]
+        var devices = DecodedDevices()
+        for row in read.rows {
+            let key = try row.value(Self.notificationColumnCount, as: Int64.self)
+            let device = try devices.device(appID: try row.value(0), deviceID: try row.value(1)) {
+                try Self.device(from: row, offset: ClaimRead.deviceOffset)
+            }
+            let due = DueNotification(key: key, notificationID: try row.value(2), schedule: try Self.schedule(from: row),
+                                      nextIndex: try row.value(11),
+                                      nextFireDate: Date(millisecondsSince1970: try row.value(12)), device: device)
+            let step = ClaimStep(decide(due), for: due)
+            if let occurrence = step.firing {
+                // The stored text as it is: the log keeps exactly what was scheduled.
+                let content = try row.value(10, as: String.self)
+                let holdable = holding?.holdsInClaim(occurrence, device: device, storedContent: content,
+                                                     firedAt: firedAt) == true
+                write.log.append(occurrence, notificationKey: key, holdable: holdable)
+                // Fired at its instant when claimed early: the engine holds it until then.
+                candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
+                                                  firedAt: max(firedAt, occurrence.scheduledFor))
+            }
+            if let next = step.next {
+                write.advance(key, to: next)
+                armed[key] = next.entry
+            } else {
+                write.removed.append(key)
+            }
+        }
+        // Word to the other nodes, sent only if this commits: the instant is all a node needs,
+        // its claim reads what is due from the table.
+        write.payloads = Self.armingPayloads(node: nodeID, instants: Set(armed.values.map(\.fireAt)).sorted())
+        guard !write.isEmpty else { return claim }
+        let writeTurn = claimWrites.turn()
+        defer { writeTurn.giveBack() }
+        let written = try await statement { [write] connection in
+            await writeTurn.take()
+            return try await write.run(on: connection, firedAt: firedAtMilliseconds, node: self.nodeID, logger: self.logger)
+        }
+        for key in write.read.keys {
+            guard written.taken.contains(key) else {
+                contested.append(key)
+                continue
+            }
+            if let entry = armed[key] { claim.armed.append(entry) }
+        }
+        if !contested.isEmpty {
+            // Skipped for a moment: look again once they are read again.
+            claim.armed.append(TimerEntry(fireAt: firedAtMilliseconds + ClaimedKeys.contestedMilliseconds, key: -1))
+        }
+        for key in write.log.notificationKeys {
+            guard let entry = written.logged[key], var fired = candidates[key] else { continue }
+            fired.logID = entry.logID
+            if entry.inboxSequence == nil {
+                claim.fired.append(fired)
+            } else {
+                claim.heldInInbox.append(fired)
+            }
+        }
+        return claim
     }
 
     /// On start-up: firings without an outcome that this node held before it restarted, or whose
@@ -219,7 +251,8 @@ extension PostgresStore {
 
 /// One claim's fire-log rows, as columns to insert with one `unnest`: what the claim decided.
 /// What the notification's row holds (its app, device, id, generation and content) the write
-/// takes from that row, which the claim has locked since its read, instead of sending it back.
+/// takes from that row, which it has locked and found as the claim read it, instead of sending
+/// it back.
 struct FireLogBatch {
     var occurrenceIDs: [String] = []
     var scheduledFor: [Int64] = []

@@ -39,8 +39,10 @@ public final class PostgresStore: HeraldStore, NodeStore, Sendable {
     let announcer: ArmingAnnouncer
     /// The deadlines of the store calls in flight.
     let deadlines: CallDeadlines
-    /// This node's claims write one at a time (``ClaimWriteTurns``).
-    let claimWrites = ClaimWriteTurns()
+    /// This node's claims read one at a time, and write one at a time (``ClaimTurns``).
+    let claimReads = ClaimTurns(), claimWrites = ClaimTurns()
+    /// What this node's next claim does not read (``ClaimedKeys``).
+    let claimedKeys = ClaimedKeys()
     /// Called after a feedback event is committed here, so this node's outbox dispatcher wakes.
     private let feedbackObserver = Mutex<(@Sendable () -> Void)?>(nil)
 

@@ -150,6 +150,55 @@ struct PostgresClaimTests {
         await b.close()
     }
 
+    @Test("A claim is two statements that commit by themselves: its read and its write, no BEGIN or COMMIT")
+    func claimIsTwoStatements() async throws {
+        let server = try PostgresServer.start(settings: [("shared_preload_libraries", "pg_stat_statements")])
+        defer { server.stop() }
+        let store = try await Self.node(on: server, database: "trips")
+        _ = try server.query("CREATE EXTENSION pg_stat_statements", database: "trips")
+        for index in 0..<20 { _ = try await store.schedule(Self.fixtures.oneShot("n\(index)", at: 10), now: Self.start) }
+        let at = Self.start.addingTimeInterval(10)
+        _ = try server.query("SELECT pg_stat_statements_reset()", database: "trips")
+        #expect(try await Self.claim(store, until: at, firedAt: at).fired.count == 20)
+        let calls = try server.query("""
+            SELECT CASE WHEN query ILIKE 'BEGIN%' OR query ILIKE 'START TRANSACTION%' THEN 'begin'
+                        WHEN query ILIKE 'COMMIT%' OR query ILIKE 'END%' THEN 'commit'
+                        WHEN query LIKE '%FROM notification n%' AND query NOT LIKE '%taken AS%' THEN 'read'
+                        WHEN query LIKE '%taken AS%' THEN 'write' END AS kind, sum(calls)
+            FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+            WHERE d.datname = 'trips' AND query NOT LIKE '%pg_stat_statements%'
+            GROUP BY 1 ORDER BY 1
+            """, database: "trips")
+        #expect(calls == [["read", "1"], ["write", "1"]])
+        await store.close()
+    }
+
+    @Test("A row replaced between a claim's read and its write is not taken by that claim: it fires once, as replaced, on a later look")
+    func rowChangedAfterReadIsNotTaken() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let store = try await Self.node(on: server, database: "moved")
+        _ = try await store.schedule(Self.fixtures.oneShot("n", at: 10), now: Self.start)
+        let at = Self.start.addingTimeInterval(10)
+        // Between the read and the write (decide runs there): a replace commits, bumping the revision.
+        let claim = try await store.claimDue(until: at, firedAt: at, limit: 50) { due in
+            _ = try? server.query("""
+                UPDATE notification SET revision = revision + 1, content = replace(content, '"body":"n"', '"body":"N"')
+                """, database: "moved")
+            return due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: at, lateAfter: 1)
+        }
+        #expect(claim.fired.isEmpty && claim.heldInInbox.isEmpty)
+        #expect(claim.armed.contains { $0.key == -1 && $0.fireAt > at.millisecondsSince1970 }, "it looks again soon")
+        #expect(try server.query("SELECT count(*) FROM delivery", database: "moved") == [["0"]])
+        #expect(try server.query("SELECT count(*) FROM notification", database: "moved") == [["1"]], "still pending")
+        try await Task.sleep(for: .milliseconds(300))
+        let later = try await Self.claim(store, until: at, firedAt: at)
+        #expect(later.fired.map(\.occurrence.id) == ["n#0"])
+        #expect(try later.fired.first?.content().alert?.body == "N", "as replaced")
+        #expect(try server.query("SELECT count(*) FROM delivery", database: "moved") == [["1"]])
+        await store.close()
+    }
+
     @Test("The fire log refuses a second firing of an occurrence, even when its notification comes due again for it")
     func secondFiringRefused() async throws {
         let server = try PostgresServer.start()

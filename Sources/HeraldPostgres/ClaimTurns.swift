@@ -1,13 +1,14 @@
 import Synchronization
 
-/// Claims on one node write one at a time, each from its write to its commit, while the next
-/// one reads and decides: PostgreSQL works on one claim while the node works on another.
+/// One half of a claim, taken by this node's claims one at a time: each reads in its turn (so
+/// the next read knows what the last one took, ``ClaimedKeys``) and writes in its turn, from its
+/// write to its commit, while the next one reads and decides: PostgreSQL works on one claim while
+/// the node works on another.
 ///
-/// Taking turns is what keeps two claims of a node from taking the same devices' locks at once:
-/// a claim holds a firing only under its device's lock, taken without waiting, so two writes in
-/// flight together would leave each other's firings pending. Reads need no turn: each locks its
-/// rows with `SKIP LOCKED`, so claims in flight read disjoint rows.
-final class ClaimWriteTurns: Sendable {
+/// Taking turns to write is what keeps two claims of a node from taking the same devices' locks
+/// at once: a claim holds a firing only under its device's lock, taken without waiting, so two
+/// writes in flight together would leave each other's firings pending.
+final class ClaimTurns: Sendable {
     private struct State {
         var taken = false
         var waiting: [CheckedContinuation<Void, Never>] = []
@@ -15,16 +16,16 @@ final class ClaimWriteTurns: Sendable {
 
     private let state = Mutex(State())
 
-    /// One claim's turn: taken before its write, given back once its call has ended however it
-    /// ended. Taking it again (a transaction run again after a deadlock) is a no-op; a turn
-    /// granted after its call ended (a call given up on at its deadline while it waited) is
-    /// given back at once.
+    /// One claim's turn: taken before its read or write, given back once that is done or the call
+    /// has ended however it ended. Taking it again (a statement run again after a deadlock) is a
+    /// no-op; a turn granted after its call ended (a call given up on at its deadline while it
+    /// waited) is given back at once.
     final class Turn: Sendable {
         private enum Phase { case waiting, held, ended }
-        private let turns: ClaimWriteTurns
+        private let turns: ClaimTurns
         private let phase = Mutex(Phase.waiting)
 
-        fileprivate init(_ turns: ClaimWriteTurns) { self.turns = turns }
+        fileprivate init(_ turns: ClaimTurns) { self.turns = turns }
 
         func take() async {
             guard phase.withLock({ $0 == .waiting }) else { return }
