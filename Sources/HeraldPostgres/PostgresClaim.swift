@@ -76,12 +76,13 @@ struct ClaimReadEmpty: Error {}
 
 /// The write half of a claim: one statement, one round trip, however many rows, committed by
 /// itself. It first locks the rows the claim read, those still as read (the same revision and
-/// next occurrence) and not locked by anyone else (`FOR UPDATE SKIP LOCKED`): only these are
-/// taken. Then data-modifying CTEs delete the one-shots and advance the repeating notifications
-/// among them, returning what the fire log copies from each (its content, its generation), so
-/// no row is looked up twice; insert the fire log (the unique occurrence key refuses a second
-/// firing: only rows inserted come back); hold in their inbox the firings the claim may hold;
-/// and send the arming word with `pg_notify` (delivered only if the statement commits).
+/// next occurrence) and not locked by anyone else (`FOR UPDATE SKIP LOCKED`), unless a write of
+/// the same batch holds its gate (``gateClass``): only these are taken. Then data-modifying CTEs
+/// delete the one-shots and advance the repeating notifications among them, returning what the
+/// fire log copies from each (its content, its generation), so no row is looked up twice; insert
+/// the fire log (the unique occurrence key refuses a second firing: only rows inserted come
+/// back); hold in their inbox the firings the claim may hold; and send the arming word with
+/// `pg_notify` (delivered only if the statement commits).
 ///
 /// A firing is held here only if its device's row can be locked at once (`FOR NO KEY UPDATE
 /// SKIP LOCKED`, as a wake, an acknowledgement and a hold lock it), and its hand-over id is drawn
@@ -90,26 +91,32 @@ struct ClaimReadEmpty: Error {}
 /// notification locks, and a cancel takes a device's lock before its notifications'. A device
 /// whose row is busy (a wake, a schedule) gets its firing pending, and the dispatcher holds it.
 struct ClaimWrite {
-    /// Every row the claim read, as read: the write takes a row only if it still is.
-    var read: (keys: [Int64], revisions: [Int64], indexes: [Int64]) = ([], [], [])
+    /// Every row the claim read, as read (its revision and next occurrence's index: the write
+    /// takes a row only if it still is), and what the claim decided for it: its next occurrence,
+    /// or -1 (with 0) to remove it.
+    var rows: (keys: [Int64], revisions: [Int64], indexes: [Int64], nextIndexes: [Int64], nextFireAts: [Int64])
+        = ([], [], [], [], [])
     var log = FireLogBatch()
-    var advanced: (keys: [Int64], indexes: [Int64], fireAts: [Int64]) = ([], [], [])
-    var removed: [Int64] = []
     /// `NOTIFY herald_armed` payloads (``PostgresStore/armingPayloads(node:instants:)``).
     var payloads: [String] = []
 
-    var isEmpty: Bool { log.isEmpty && advanced.keys.isEmpty && removed.isEmpty && payloads.isEmpty }
+    var isEmpty: Bool { rows.keys.isEmpty && payloads.isEmpty }
 
-    mutating func read(_ key: Int64, revision: Int64, nextIndex: Int64) {
-        read.keys.append(key)
-        read.revisions.append(revision)
-        read.indexes.append(nextIndex)
-    }
+    /// The advisory lock class of the gate: a write takes the lock of its first row's key
+    /// (`pg_try_advisory_xact_lock`, held to its commit) and takes no row if another holds it.
+    /// Nodes that read the same batch at once (each wakes for every instant) would otherwise
+    /// split its rows and its devices' locks between them, leaving firings to the dispatchers;
+    /// this way one takes the batch and the others look again a moment later (``ClaimedKeys``).
+    static let gateClass: Int32 = 0x6863_6c6d // "hclm"
 
-    mutating func advance(_ key: Int64, to next: ClaimStep.Next) {
-        advanced.keys.append(key)
-        advanced.indexes.append(Int64(next.index))
-        advanced.fireAts.append(next.entry.fireAt)
+    /// Adds a row read at `revision` with next occurrence `index`, to advance to `next` or, without
+    /// one, to remove.
+    mutating func decide(_ key: Int64, revision: Int64, index: Int64, next: ClaimStep.Next?) {
+        rows.keys.append(key)
+        rows.revisions.append(revision)
+        rows.indexes.append(index)
+        rows.nextIndexes.append(next.map { Int64($0.index) } ?? -1)
+        rows.nextFireAts.append(next?.entry.fireAt ?? 0)
     }
 
     /// What the statement logged for one notification.
@@ -131,20 +138,22 @@ struct ClaimWrite {
     /// Runs the statement.
     func run(on connection: PostgresConnection, firedAt: Int64, node: String, logger: Logger) async throws -> Written {
         let rows = try await connection.rows("""
-            WITH taken AS MATERIALIZED (
-                SELECT n.key FROM notification n
-                    JOIN unnest(\(read.keys)::bigint[], \(read.revisions)::bigint[], \(read.indexes)::bigint[]) AS r(k, v, i)
+            WITH gate AS MATERIALIZED (
+                SELECT pg_try_advisory_xact_lock(\(Self.gateClass), \(Int32(truncatingIfNeeded: rows.keys.first ?? 0))) AS open
+            ), taken AS MATERIALIZED (
+                SELECT n.key, r.x AS next_index, r.f AS next_fire_at FROM notification n
+                    JOIN unnest(\(rows.keys)::bigint[], \(rows.revisions)::bigint[], \(rows.indexes)::bigint[],
+                        \(rows.nextIndexes)::bigint[], \(rows.nextFireAts)::bigint[]) AS r(k, v, i, x, f)
                     ON n.key = r.k
-                WHERE n.key = ANY(\(read.keys)::bigint[]) AND n.revision = r.v AND n.next_index = r.i
+                WHERE (SELECT open FROM gate) AND n.key = ANY(\(rows.keys)::bigint[]) AND n.revision = r.v
+                    AND n.next_index = r.i
                 FOR UPDATE OF n SKIP LOCKED
             ), removed AS (
-                DELETE FROM notification WHERE key = ANY(\(removed)::bigint[]) AND key IN (SELECT key FROM taken)
-                RETURNING key, app_id, device_id, id, content, generation
+                DELETE FROM notification n USING taken t WHERE n.key = t.key AND t.next_index < 0
+                RETURNING n.key, n.app_id, n.device_id, n.id, n.content, n.generation
             ), advanced AS (
-                UPDATE notification AS n SET next_index = u.i, next_fire_at = u.f
-                FROM unnest(\(advanced.keys)::bigint[], \(advanced.indexes)::bigint[], \(advanced.fireAts)::bigint[])
-                    AS u(k, i, f)
-                WHERE n.key = ANY(\(advanced.keys)::bigint[]) AND n.key = u.k AND n.key IN (SELECT key FROM taken)
+                UPDATE notification AS n SET next_index = t.next_index, next_fire_at = t.next_fire_at
+                FROM taken t WHERE n.key = t.key AND t.next_index >= 0
                 RETURNING n.key, n.app_id, n.device_id, n.id, n.content, n.generation
             ), claimed AS (
                 SELECT * FROM removed UNION ALL SELECT * FROM advanced

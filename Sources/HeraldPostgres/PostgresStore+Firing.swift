@@ -32,7 +32,8 @@ extension PostgresStore {
     ///
     /// A row the write could not take (another node's claim, or a cancel or replace, holds or
     /// changed it) is theirs to fire or arm; this node skips it for a moment (``ClaimedKeys``)
-    /// and looks again then.
+    /// and looks again then. A claim that could take less than half of what it read leaves the
+    /// backlog to the node that took the rest: it says it needs no claim to follow it.
     public func claimDue(from: Date?, until: Date, firedAt: Date, limit: Int, holding: InboxOnlyRule?,
                          decide: @escaping @Sendable (DueNotification) -> FiringDecision) async throws -> FiringClaim {
         let untilMilliseconds = until.millisecondsSince1970
@@ -46,17 +47,11 @@ extension PostgresStore {
                                     limit: limit, skipping: self.claimedKeys.skipped(), byCaller: self.dueClock == .caller,
                                     logger: self.logger)
         }
-        var write = ClaimWrite()
-        write.read.keys.reserveCapacity(read.rows.count)
-        for row in read.rows {
-            write.read(try row.value(Self.notificationColumnCount, as: Int64.self),
-                       revision: try row.value(Self.notificationColumnCount + 1, as: Int64.self),
-                       nextIndex: try row.value(11, as: Int64.self))
-        }
-        claimedKeys.reading(write.read.keys)
+        let keys = try read.rows.map { try $0.value(Self.notificationColumnCount, as: Int64.self) }
+        claimedKeys.reading(keys)
         readTurn.giveBack()
         var contested: [Int64] = []
-        defer { claimedKeys.finished(write.read.keys, contested: contested) }
+        defer { claimedKeys.finished(keys, contested: contested) }
 
         var candidates: [Int64: FiredOccurrence] = [:]
         candidates.reserveCapacity(read.rows.count)
@@ -66,9 +61,9 @@ extension PostgresStore {
             claim.armed.append(TimerEntry(fireAt: early + (firedAtMilliseconds - read.databaseNow), key: -1))
         }
         var armed: [Int64: TimerEntry] = [:]
+        var write = ClaimWrite()
         var devices = DecodedDevices()
-        for row in read.rows {
-            let key = try row.value(Self.notificationColumnCount, as: Int64.self)
+        for (row, key) in zip(read.rows, keys) {
             let device = try devices.device(appID: try row.value(0), deviceID: try row.value(1)) {
                 try Self.device(from: row, offset: ClaimRead.deviceOffset)
             }
@@ -86,12 +81,9 @@ extension PostgresStore {
                 candidates[key] = FiredOccurrence(occurrence: occurrence, contentJSON: content, device: device,
                                                   firedAt: max(firedAt, occurrence.scheduledFor))
             }
-            if let next = step.next {
-                write.advance(key, to: next)
-                armed[key] = next.entry
-            } else {
-                write.removed.append(key)
-            }
+            write.decide(key, revision: try row.value(Self.notificationColumnCount + 1), index: try row.value(11),
+                         next: step.next)
+            if let next = step.next { armed[key] = next.entry }
         }
         // Word to the other nodes, sent only if this commits: the instant is all a node needs,
         // its claim reads what is due from the table.
@@ -103,7 +95,7 @@ extension PostgresStore {
             await writeTurn.take()
             return try await write.run(on: connection, firedAt: firedAtMilliseconds, node: self.nodeID, logger: self.logger)
         }
-        for key in write.read.keys {
+        for key in keys {
             guard written.taken.contains(key) else {
                 contested.append(key)
                 continue
@@ -113,6 +105,9 @@ extension PostgresStore {
         if !contested.isEmpty {
             // Skipped for a moment: look again once they are read again.
             claim.armed.append(TimerEntry(fireAt: firedAtMilliseconds + ClaimedKeys.contestedMilliseconds, key: -1))
+            // Most of them taken: another node is claiming this backlog. Let it go on rather than
+            // race it batch for batch (each read and decided twice, written once).
+            if contested.count * 2 > keys.count { claim.more = false }
         }
         for key in write.log.notificationKeys {
             guard let entry = written.logged[key], var fired = candidates[key] else { continue }

@@ -21,7 +21,8 @@ public struct StoreFixtures: Sendable {
                                  nextIndex: 0, nextFireDate: at)
     }
 
-    /// Claims, `limit` at a time, everything due `offset` seconds after `start`, in UTC.
+    /// Claims, `limit` at a time, everything due `offset` seconds after `start`, in UTC, looking
+    /// again when a claim says to (cut short by its limit, or rows taken by another node's claim).
     public func claimAll(_ store: any SchedulerStore, at offset: TimeInterval, limit: Int = 50) async throws -> [FiredOccurrence] {
         let now = start.addingTimeInterval(offset)
         var fired: [FiredOccurrence] = []
@@ -30,7 +31,11 @@ public struct StoreFixtures: Sendable {
                 due.decision(deviceTimeZone: TimeZone(identifier: "UTC")!, now: now, lateAfter: 1)
             }
             fired += claim.fired
-            if !claim.more { return fired }
+            if claim.more { continue }
+            // A claim that found rows another node's claim was taking left them to it, and armed
+            // a look (key -1) for a moment later, as the engine would: look then.
+            guard claim.armed.contains(where: { $0.key == -1 }) else { return fired }
+            try await Task.sleep(for: .milliseconds(250))
         }
     }
 }
