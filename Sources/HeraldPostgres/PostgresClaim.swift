@@ -100,7 +100,8 @@ struct ClaimWrite {
     /// `NOTIFY herald_armed` payloads (``PostgresStore/armingPayloads(node:instants:)``).
     var payloads: [String] = []
 
-    var isEmpty: Bool { rows.keys.isEmpty && payloads.isEmpty }
+    /// Nothing read, so nothing to write (the payloads are the instants of rows it advances).
+    var isEmpty: Bool { rows.keys.isEmpty }
 
     /// The advisory lock class of the gate: a write takes the lock of its first row's key
     /// (`pg_try_advisory_xact_lock`, held to its commit) and takes no row if another holds it.

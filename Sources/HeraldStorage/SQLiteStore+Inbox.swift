@@ -95,13 +95,13 @@ extension SQLiteStore {
         }
     }
 
-    private static let inboxHoldFinal = inboxHold(alsoSetting: """
+    private static let inboxHoldFinal = inboxHoldStatement(alsoSetting: """
         , channel = '\(CompletedDelivery.heldChannel)', outcome = '\(CompletedDelivery.heldOutcome)'
         """)
     /// A live stream is told next: the id only, the outcome left pending.
-    private static let inboxHoldBeforeStreaming = inboxHold(alsoSetting: "")
+    private static let inboxHoldBeforeStreaming = inboxHoldStatement(alsoSetting: "")
 
-    private static func inboxHold(alsoSetting outcome: String) -> SQLiteMultiRow {
+    private static func inboxHoldStatement(alsoSetting outcome: String) -> SQLiteMultiRow {
         SQLiteMultiRow(sql: { values in
             """
             UPDATE delivery SET inbox_seq = v.column2\(outcome)
