@@ -328,8 +328,14 @@ struct ClusterEndToEndTests {
                 let ack = try await http("POST", "\(cluster.node(acker).baseURL)\(path)/inbox/ack",
                                          json: ["upTo": sequences.max() ?? 0])
                 #expect(ack.json.int("acknowledged") == ids.count, "round \(round): \(String(decoding: ack.body, as: UTF8.self))")
-                let channels = try cluster.database.query(
-                    "SELECT channel, outcome, count(*) FROM delivery WHERE device_id = '\(device)' GROUP BY 1, 2")
+                // A streamed firing's outcome is stored once the stream was told (pending until then):
+                // read it once none is pending.
+                var channels: [[String]] = []
+                _ = try await pollUntil {
+                    channels = try cluster.database.query(
+                        "SELECT channel, outcome, count(*) FROM delivery WHERE device_id = '\(device)' GROUP BY 1, 2")
+                    return !channels.contains { $0.first == "pending" }
+                }
                 #expect(channels == [["stream", "delivered", "\(ids.count)"]], "round \(round): \(channels)")
             }
             // Which node fired is the cluster's choice: across the rounds, some fired elsewhere.
